@@ -1,0 +1,48 @@
+// The API's module graph; main.ts (HTTP) and worker.ts (BullMQ processors) both build on it.
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { ZodValidationPipe } from 'nestjs-zod';
+import { AuthModule } from './auth/auth.module';
+import { AllExceptionsFilter } from './common/error.filter';
+import { ConfigModule } from './config/config.module';
+import type { AppConfig } from './config/config.schema';
+import { HealthModule } from './health/health.module';
+import { PrismaModule } from './prisma/prisma.module';
+import { QueuesModule } from './queues/queues.module';
+import { RedisModule } from './redis/redis.module';
+
+/** Feature modules shared by the HTTP server and the worker. */
+export const FEATURE_MODULES = [HealthModule];
+
+@Module({})
+export class AppModule {
+  // Builds the application module for a parsed configuration.
+  static forRoot(config: AppConfig, extra: DynamicModule['imports'] = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.LOG_LEVEL,
+            autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            quietReqLogger: true,
+            ...(config.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
+          },
+        }),
+        PrismaModule,
+        RedisModule,
+        QueuesModule,
+        AuthModule,
+        ...FEATURE_MODULES,
+        ...extra,
+      ],
+      providers: [
+        { provide: APP_PIPE, useClass: ZodValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

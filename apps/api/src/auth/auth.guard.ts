@@ -1,0 +1,48 @@
+// Global guard: deny by default. Public routes pass; others need a valid bearer and a matching rule.
+import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { ApiError } from '../common/api-error';
+import { AUTH_RULE, type AuthedRequest, type AuthRule } from './auth.decorators';
+import type { Principal } from './principal';
+
+@Injectable()
+export class GlobalAuthGuard extends AuthGuard('bearer') {
+  constructor(private readonly reflector: Reflector) {
+    super({ session: false });
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const rule = this.reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!rule) throw new ApiError('forbidden', 'This route has no authorization rule');
+    if (rule.kind === 'public') return true;
+    await super.canActivate(context);
+    const principal = context.switchToHttp().getRequest<AuthedRequest>().principal;
+    if (!principal) throw new ApiError('unauthorized', 'Missing or invalid credentials');
+    if (rule.kind === 'agent') {
+      if (principal.kind !== 'agent') throw new ApiError('forbidden', 'This route is for endpoint agents only');
+      return true;
+    }
+    if (principal.kind !== 'user' || !rule.roles.includes(principal.role)) {
+      throw new ApiError('forbidden', `This route requires the role ${rule.roles.join(' or ')}`);
+    }
+    return true;
+  }
+
+  // Passport's hook: attach the principal under `request.principal`, or 401 in the one error shape.
+  override handleRequest<TUser = Principal>(
+    err: unknown,
+    user: TUser | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): TUser {
+    if (err) throw err instanceof Error ? err : new Error('Authentication failed');
+    if (!user)
+      throw new ApiError('unauthorized', 'Missing or invalid credentials', undefined, { 'www-authenticate': 'Bearer' });
+    context.switchToHttp().getRequest<AuthedRequest>().principal = user as unknown as Principal;
+    return user;
+  }
+}

@@ -1,0 +1,36 @@
+// Resolves a bearer secret to a principal, with a short-lived cache for the polling hot path.
+import { Injectable } from '@nestjs/common';
+import { CredentialsRepository } from './credentials.repository';
+import { AGENT_TOKEN_PREFIX, hashSecret, type Principal, USER_TOKEN_PREFIX } from './principal';
+
+const CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 50_000;
+
+@Injectable()
+export class AuthService {
+  private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+
+  constructor(private readonly credentials: CredentialsRepository) {}
+
+  // Returns the principal for a bearer secret, or null when it is unknown, revoked or expired.
+  async authenticate(secret: string, now = new Date()): Promise<Principal | null> {
+    const hash = hashSecret(secret);
+    const cached = this.cache.get(hash);
+    if (cached && cached.expires > now.getTime()) return cached.principal;
+    let principal: Principal | null = null;
+    if (secret.startsWith(USER_TOKEN_PREFIX)) principal = await this.credentials.findUserToken(hash, now);
+    else if (secret.startsWith(AGENT_TOKEN_PREFIX)) principal = await this.credentials.findEndpoint(hash);
+    if (principal) {
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(hash, { principal, expires: now.getTime() + CACHE_TTL_MS });
+    } else {
+      this.cache.delete(hash);
+    }
+    return principal;
+  }
+
+  // Forgets every cached principal (call after a revocation so it takes effect at once on this instance).
+  invalidate(): void {
+    this.cache.clear();
+  }
+}

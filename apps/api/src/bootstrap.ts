@@ -1,0 +1,52 @@
+// Creates the HTTP application (used by main.ts and by tests that need a real server).
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { cleanupOpenApiDoc } from 'nestjs-zod';
+import { AppModule } from './app.module';
+import type { AppConfig } from './config/config.schema';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface CreateAppOptions {
+  /** Buffer logs until the pino logger is attached (default true). */
+  bufferLogs?: boolean;
+}
+
+// Builds the Nest application on Fastify with docs, error shape and shutdown hooks; does not listen.
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: 32 * 1024 * 1024,
+    trustProxy: true,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    bufferLogs: options.bufferLogs ?? true,
+    ...(options.bufferLogs === false ? { logger: ['error', 'warn'] as const } : {}),
+  });
+  app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    void reply.header('x-request-id', request.id);
+    return payload;
+  });
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Hookwarden API')
+      .setDescription('Central governance of ZeroCode hooks: policy authoring, endpoint sync and hook-run audit.')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
+  app.enableShutdownHooks();
+  return app;
+}

@@ -1,0 +1,94 @@
+// Renders every error as { error: { code, message, details?, requestId } }; unknown errors are logged 500s.
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ZodValidationException } from 'nestjs-zod';
+import { ZodError } from 'zod';
+import { ApiError, codeForStatus } from './api-error';
+import { zodIssues } from './zod-issues';
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown; requestId: string };
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const request = ctx.getRequest<FastifyRequest>();
+    const reply = ctx.getResponse<FastifyReply>();
+    const requestId = String(request.id);
+    const { status, body, headers } = this.describe(exception, requestId);
+    if (status >= 500) {
+      this.logger.error({ err: exception, requestId, method: request.method, url: request.url }, 'unhandled error');
+    }
+    for (const [k, v] of Object.entries(headers)) void reply.header(k, v);
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
+  }
+
+  // Converts any thrown value into a status, body and extra headers.
+  private describe(
+    exception: unknown,
+    requestId: string,
+  ): { status: number; body: ErrorBody; headers: Record<string, string> } {
+    if (exception instanceof ApiError) {
+      return {
+        status: exception.status,
+        body: { error: { code: exception.code, message: exception.message, details: exception.details, requestId } },
+        headers: exception.headers ?? {},
+      };
+    }
+    if (exception instanceof ZodValidationException) {
+      const zodError = exception.getZodError();
+      const details = zodError instanceof ZodError ? zodIssues(zodError) : undefined;
+      return {
+        status: 400,
+        body: { error: { code: 'validation_failed', message: describeIssues(details), details, requestId } },
+        headers: {},
+      };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      const message =
+        typeof response === 'string'
+          ? response
+          : typeof (response as { message?: unknown }).message === 'string'
+            ? (response as { message: string }).message
+            : exception.message;
+      return { status, body: { error: { code: codeForStatus(status), message, requestId } }, headers: {} };
+    }
+    const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
+    if (
+      typeof fastifyError.statusCode === 'number' &&
+      fastifyError.statusCode >= 400 &&
+      fastifyError.statusCode < 500
+    ) {
+      return {
+        status: fastifyError.statusCode,
+        body: {
+          error: {
+            code: codeForStatus(fastifyError.statusCode),
+            message: fastifyError.message ?? 'Bad request',
+            requestId,
+          },
+        },
+        headers: {},
+      };
+    }
+    return {
+      status: 500,
+      body: { error: { code: 'internal', message: `Internal error (request id ${requestId})`, requestId } },
+      headers: {},
+    };
+  }
+}
+
+// One-line summary of validation issues for the error message.
+function describeIssues(details: Array<{ path: string; message: string }> | undefined): string {
+  if (!details || details.length === 0) return 'Request validation failed';
+  const first = details[0]!;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
+  return `Invalid request: ${first.path}: ${first.message}${more}`;
+}

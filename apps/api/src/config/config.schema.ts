@@ -1,0 +1,64 @@
+// The API/worker configuration: parsed once at boot from the environment by a zod schema.
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .default('postgresql://postgres@127.0.0.1:5432/hookwarden'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  /** Prefix for every Redis key, queue and channel (lets several deployments or tests share one Redis). */
+  REDIS_PREFIX: z.string().min(1).default('hookwarden'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_PRETTY: bool.default(false),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Admin token to create on first start instead of a random one (printed once otherwise). */
+  HOOKWARDEN_BOOTSTRAP_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Ed25519 private key (PKCS#8 PEM, or base64 of it) used to sign bundles; generated and stored if absent. */
+  HOOKWARDEN_SIGNING_KEY: z.string().min(1).optional(),
+  /** Authentication failures allowed per client per window before 429. */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
+  AUTH_FAILURE_WINDOW_SEC: z.coerce.number().int().min(1).default(60),
+  /** Days of hook-run records kept before partitions are dropped. */
+  HOOK_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),
+});
+
+export type AppConfig = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+// Parses an environment map into the typed configuration, naming every bad variable.
+export function loadConfig(env: Record<string, string | undefined>): AppConfig {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = issue.path.join('.') || '(root)';
+        const value = env[name];
+        return `${name}: ${issue.message}${value !== undefined ? ` (got ${JSON.stringify(value)})` : ''}`;
+      }),
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,27 @@
+// Liveness and readiness probes (public).
+import { Controller, Get, HttpCode } from '@nestjs/common';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/auth.decorators';
+import { HealthService, type Readiness } from './health.service';
+
+@ApiTags('health')
+@Controller()
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @Public()
+  @Get('healthz')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'The process is up.' })
+  healthz(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Public()
+  @Get('readyz')
+  @ApiOkResponse({ description: 'PostgreSQL and Redis both answer.' })
+  @ApiServiceUnavailableResponse({ description: 'A dependency is down; the error names it.' })
+  readyz(): Promise<Readiness> {
+    return this.health.readiness();
+  }
+}

@@ -1,0 +1,18 @@
+// Every BullMQ queue and job name, in one place.
+export const QUEUES = {
+  /** Staged rollout ring advances (delayed jobs). */
+  rollout: 'rollout',
+  /** Hook-run batches uploaded by agents, written to PostgreSQL in bulk. */
+  ingest: 'hook-run-ingest',
+  /** Partition creation and retention (repeatable jobs). */
+  maintenance: 'maintenance',
+} as const;
+
+export const JOBS = {
+  advanceRing: 'advance-ring',
+  ingestBatch: 'ingest-batch',
+  ensurePartitions: 'ensure-partitions',
+  retention: 'retention',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

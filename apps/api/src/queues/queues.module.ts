@@ -1,0 +1,22 @@
+// Registers the BullMQ connection and queues; processors are added by the worker entry point only.
+import { BullModule } from '@nestjs/bullmq';
+import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { QUEUES } from './queue-names';
+
+@Global()
+@Module({
+  imports: [
+    BullModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        connection: { url: config.REDIS_URL, maxRetriesPerRequest: null, enableOfflineQueue: true },
+        prefix: `${config.REDIS_PREFIX}:bull`,
+      }),
+    }),
+    ...Object.values(QUEUES).map((name) => BullModule.registerQueue({ name })),
+  ],
+  exports: [BullModule],
+})
+export class QueuesModule {}

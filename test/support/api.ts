@@ -1,0 +1,42 @@
+// Boots a real API server (Fastify on an ephemeral port) against a per-file database and Redis prefix.
+import { randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../apps/api/src/bootstrap';
+import { type AppConfig, loadConfig } from '../../apps/api/src/config/config.schema';
+import { createTestDatabase, type TestDatabase } from './db';
+
+export interface TestApi {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  config: AppConfig;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+// Starts the API on 127.0.0.1 with its own database; `env` overrides configuration variables.
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const db = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_PREFIX: `hwtest:${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...env,
+  });
+  const app = await createApp(config, { bufferLogs: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${port}`,
+    config,
+    db,
+    close: async () => {
+      await app.close();
+      await db.drop();
+    },
+  };
+}
