@@ -1,2 +1,2 @@
 // @hookwarden/hook-core: the ZeroCode hooks engine (configuration, trust, matching, running, outcomes, records).
-export const HOOK_CORE_VERSION = '0.1.0';
+export * from './types';
