@@ -3,3 +3,5 @@ export * from './types';
 
 // --- Configuration & trust (config/, policy/, trust/) ---
 export * from './policy';
+export * from './config';
+export * from './trust';

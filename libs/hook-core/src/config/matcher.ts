@@ -20,7 +20,7 @@ function rustIncompatibility(pattern: string): string | undefined {
 }
 
 // Compiles a matcher string once (cached): `undefined`, `""` and `"*"` match everything.
-export function compileMatcher(matcher: string | undefined): MatcherCompileResult {
+export function compileConfigMatcher(matcher: string | undefined): MatcherCompileResult {
   if (matcher === undefined || matcher === '' || matcher === '*') return { ok: true, matcher: MATCH_ALL };
   const hit = cache.get(matcher);
   if (hit) return hit;
@@ -56,4 +56,10 @@ export function compileMatcher(matcher: string | undefined): MatcherCompileResul
 // Heuristic: does this matcher look like an expression/permission rule rather than a name or regex?
 export function matcherLooksLikeExpression(matcher: string): boolean {
   return /==|&&|\|\||\bmatches\b|\s/.test(matcher) && !/^\s*$/.test(matcher);
+}
+
+// Why a matcher is invalid (reference semantics), or undefined when it is usable.
+export function validateMatcher(matcher: string | undefined): string | undefined {
+  const r = compileConfigMatcher(matcher);
+  return r.ok ? undefined : r.error;
 }

@@ -8,7 +8,7 @@ import {
   SESSION_END_MAX_TIMEOUT_SEC,
   SUSPICIOUS_TIMEOUT_SEC,
 } from '../config/events';
-import { compileMatcher, matcherLooksLikeExpression } from '../config/matcher';
+import { compileConfigMatcher, matcherLooksLikeExpression } from '../config/matcher';
 import { additionalContextIgnored, sessionEndClamped } from '../config/messages';
 import { parseTomlLocated } from '../config/toml-located';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
@@ -155,7 +155,7 @@ function lintHandler(
 // Checks a matcher group's matcher.
 function lintMatcher(event: HookEvent, matcher: string | undefined, path: DocPath, out: DiagnosticCollector): void {
   if (matcher === undefined) return;
-  const c = compileMatcher(matcher);
+  const c = compileConfigMatcher(matcher);
   if (!c.ok) {
     out.error('invalid_matcher', `invalid matcher ${JSON.stringify(matcher)}: ${c.error}`, path);
     return;
