@@ -75,7 +75,11 @@ function indexLines(text: string): Map<string, { line: number; column: number }>
       }
       table = resolved;
       const col = line.indexOf('[') + 1;
-      if (!map.has(pk(table))) map.set(pk(table), { line: n + 1, column: col });
+      // Implicit parent tables are located at their first header too.
+      for (let len = 1; len <= table.length; len++) {
+        const key = pk(table.slice(0, len));
+        if (!map.has(key)) map.set(key, { line: n + 1, column: col });
+      }
       continue;
     }
     const k = KEYLINE.exec(line);
