@@ -10,7 +10,7 @@ import {
 } from '../config/events';
 import { compileConfigMatcher, matcherLooksLikeExpression } from '../config/matcher';
 import { additionalContextIgnored, sessionEndClamped } from '../config/messages';
-import { parseTomlLocated } from '../config/toml-located';
+import { tomlLocator } from '../config/toml-located';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
 import { isPlainObject } from './parse';
 
@@ -177,11 +177,7 @@ function lintMatcher(event: HookEvent, matcher: string | undefined, path: DocPat
 
 /** Lints a policy: errors (invalid regex, bad paths/timeouts, unknown events) and warnings, each with a location. */
 export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options: LintPolicyOptions = {}): LintResult {
-  let locator: Locator | undefined;
-  if (options.sourceText !== undefined) {
-    const t = parseTomlLocated(options.sourceText);
-    if (t.ok) locator = t.locator;
-  }
+  const locator: Locator | undefined = options.sourceText !== undefined ? tomlLocator(options.sourceText) : undefined;
   const out = new DiagnosticCollector(options.file ?? 'requirements.toml', locator);
   const hooks = (policy.hooks ?? {}) as Record<string, unknown>;
 

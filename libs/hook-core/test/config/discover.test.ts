@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -226,6 +226,20 @@ describe('discoverHooks: plugins', () => {
     writeFileSync(join(plugin, '.zerotwo-plugin', 'plugin.json'), JSON.stringify({ name: 'p2', hooks: './h.json' }));
     const d = discoverHooks({ ...t.opts, requirementsPath: null, plugins: [plugin] });
     expect(d.hooks.map((h) => h.key)).toEqual(['p2:h.json:stop:0:0']);
+  });
+});
+
+describe('plugin symlinks', () => {
+  it('a manifest path that escapes the root through a symlink is refused', () => {
+    const t = tree();
+    const plugin = join(t.root, 'p3');
+    mkdirSync(join(plugin, '.codex-plugin'), { recursive: true });
+    writeFileSync(join(t.root, 'outside.json'), stop('echo outside'));
+    symlinkSync(join(t.root, 'outside.json'), join(plugin, 'link.json'));
+    writeFileSync(join(plugin, '.codex-plugin', 'plugin.json'), JSON.stringify({ name: 'p3', hooks: './link.json' }));
+    const d = discoverHooks({ ...t.opts, requirementsPath: null, plugins: [plugin] });
+    expect(d.hooks).toEqual([]);
+    expect(d.diagnostics).toContainEqual(expect.objectContaining({ code: 'invalid_plugin_hooks', path: '$.hooks' }));
   });
 });
 
