@@ -8,7 +8,6 @@ import {
   MATCHER_EVENTS,
   normalizeTimeout,
 } from '../config/events';
-import { canonicalJson } from './canonical-json';
 
 /** Platform for which the effective command is hashed (`win32` hashes `commandWindows` when set). */
 export type HashPlatform = NodeJS.Platform;
@@ -44,6 +43,21 @@ export function hookIdentity(
   return identity;
 }
 
+// Canonical JSON of the identity, written directly (keys already in sorted order; equals canonicalJson(identity)).
+function identityJson(identity: Record<string, unknown>): string {
+  const h = (identity['hooks'] as Array<Record<string, unknown>>)[0] ?? {};
+  let handler = '{';
+  if (h['additionalContextLimit'] !== undefined)
+    handler += `"additionalContextLimit":${String(h['additionalContextLimit'])},`;
+  handler += `"async":${String(h['async'])}`;
+  if (h['command'] !== undefined) handler += `,"command":${JSON.stringify(h['command'])}`;
+  if (h['statusMessage'] !== undefined) handler += `,"statusMessage":${JSON.stringify(h['statusMessage'])}`;
+  handler += `,"timeout":${String(h['timeout'])},"type":${JSON.stringify(h['type'])}}`;
+  let out = `{"event_name":${JSON.stringify(identity['event_name'])},"hooks":[${handler}]`;
+  if (identity['matcher'] !== undefined) out += `,"matcher":${JSON.stringify(identity['matcher'])}`;
+  return `${out}}`;
+}
+
 // `sha256:<hex>` definition hash of a hook (same for JSON and TOML definitions of the same hook).
 export function hookHash(
   event: HookEvent,
@@ -51,7 +65,7 @@ export function hookHash(
   handler: HandlerConfig,
   platform: HashPlatform = process.platform,
 ): string {
-  const text = canonicalJson(hookIdentity(event, matcher, handler, platform));
+  const text = identityJson(hookIdentity(event, matcher, handler, platform));
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
