@@ -43,18 +43,26 @@ export function hookIdentity(
   return identity;
 }
 
-// Canonical JSON of the identity, written directly (keys already in sorted order; equals canonicalJson(identity)).
-function identityJson(identity: Record<string, unknown>): string {
-  const h = (identity['hooks'] as Array<Record<string, unknown>>)[0] ?? {};
-  let handler = '{';
-  if (h['additionalContextLimit'] !== undefined)
-    handler += `"additionalContextLimit":${String(h['additionalContextLimit'])},`;
-  handler += `"async":${String(h['async'])}`;
-  if (h['command'] !== undefined) handler += `,"command":${JSON.stringify(h['command'])}`;
-  if (h['statusMessage'] !== undefined) handler += `,"statusMessage":${JSON.stringify(h['statusMessage'])}`;
-  handler += `,"timeout":${String(h['timeout'])},"type":${JSON.stringify(h['type'])}}`;
-  let out = `{"event_name":${JSON.stringify(identity['event_name'])},"hooks":[${handler}]`;
-  if (identity['matcher'] !== undefined) out += `,"matcher":${JSON.stringify(identity['matcher'])}`;
+// Canonical JSON of a hook identity written directly (keys in sorted order; equals canonicalJson(hookIdentity(...))).
+function identityJson(
+  event: HookEvent,
+  matcher: string | undefined,
+  handler: HandlerConfig,
+  platform: HashPlatform,
+): string {
+  const command =
+    platform === 'win32' && handler.commandWindows !== undefined ? handler.commandWindows : handler.command;
+  const limit = handler.additionalContextLimit;
+  let h = '{';
+  if (limit !== undefined && limit !== DEFAULT_ADDITIONAL_CONTEXT_LIMIT && CONTEXT_EVENTS.has(event)) {
+    h += `"additionalContextLimit":${JSON.stringify(limit)},`;
+  }
+  h += `"async":${handler.async === true ? 'true' : 'false'}`;
+  if (command !== undefined) h += `,"command":${JSON.stringify(command)}`;
+  if (handler.statusMessage !== undefined) h += `,"statusMessage":${JSON.stringify(handler.statusMessage)}`;
+  h += `,"timeout":${normalizeTimeout(event, handler.timeout)},"type":${JSON.stringify(handler.type)}}`;
+  let out = `{"event_name":${JSON.stringify(eventSnake(event))},"hooks":[${h}]`;
+  if (matcher !== undefined && MATCHER_EVENTS.has(event)) out += `,"matcher":${JSON.stringify(matcher)}`;
   return `${out}}`;
 }
 
@@ -65,7 +73,7 @@ export function hookHash(
   handler: HandlerConfig,
   platform: HashPlatform = process.platform,
 ): string {
-  const text = identityJson(hookIdentity(event, matcher, handler, platform));
+  const text = identityJson(event, matcher, handler, platform);
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
