@@ -24,7 +24,7 @@ export interface DiscoverOptions {
   projectDir?: string;
   /** System layer directory (default `/etc/zerotwo`, `%ProgramData%\ZeroTwo` on Windows). */
   systemDir?: string;
-  /** requirements.toml path (default `<system>/requirements.toml`); `null` disables the managed layer. */
+  /** requirements.toml path (default `<system dir>/requirements.toml`); `null` disables the managed layer. */
   requirementsPath?: string | null;
   /** Enabled plugins (root directories or specs). */
   plugins?: Array<string | PluginSpec>;

@@ -67,11 +67,8 @@ export function resolveLocations(input: LocationInput): Locations {
   const userDir = input.home ?? input.env['ZEROTWO_HOME'] ?? p.join(osHome, '.zerotwo');
   const programData = input.env['ProgramData'] ?? input.env['PROGRAMDATA'] ?? 'C:\\ProgramData';
   const systemDir = input.systemDir ?? (input.platform === 'win32' ? p.join(programData, 'ZeroTwo') : '/etc/zerotwo');
-  const requirementsPath =
-    input.requirementsPath ??
-    (input.platform === 'win32'
-      ? p.join(programData, 'ZeroTwo', 'requirements.toml')
-      : '/etc/zerotwo/requirements.toml');
+  // requirements.toml lives in the system directory (so overriding the system dir moves it too).
+  const requirementsPath = input.requirementsPath ?? p.join(systemDir, 'requirements.toml');
   return { userDir, systemDir, requirementsPath, osHome };
 }
 

@@ -78,6 +78,7 @@ function lintHandler(
   path: DocPath,
   policy: PolicyDocument,
   shipped: Set<string> | undefined,
+  modes: Map<string, number> | undefined,
   out: DiagnosticCollector,
 ): void {
   const file = out.file ?? 'requirements.toml';
@@ -135,6 +136,17 @@ function lintHandler(
           ...path,
           'command',
         ]);
+    }
+    // A shipped script run directly (first word of the command) needs an executable mode.
+    const first = h.command.trim().split(/\s+/)[0] ?? '';
+    const direct = referencedScripts(first, posixDir, '/')[0];
+    const mode = direct !== undefined ? modes?.get(direct) : undefined;
+    if (mode !== undefined && (mode & 0o111) === 0) {
+      out.warn(
+        'script_not_executable',
+        `${posixDir}/${direct} is run directly but ships without an executable mode (${mode.toString(8)})`,
+        [...path, 'command'],
+      );
     }
   }
   const winDir = policy.hooks?.windows_managed_dir;
@@ -199,12 +211,17 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
   }
 
   let shipped: Set<string> | undefined;
+  let modes: Map<string, number> | undefined;
   if (files) {
     shipped = new Set();
+    modes = new Map();
     files.forEach((f, i) => {
       const bad = unsafeFilePath(f.path);
       if (bad) out.error('unsafe_file_path', `file ${JSON.stringify(f.path)}: ${bad}`, ['files', i, 'path']);
-      else shipped?.add(f.path);
+      else {
+        shipped?.add(f.path);
+        if (f.mode !== undefined) modes?.set(f.path, f.mode);
+      }
     });
   }
 
@@ -227,7 +244,7 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
       const handlers = Array.isArray(g['hooks']) ? (g['hooks'] as PolicyHandler[]) : [];
       handlers.forEach((h, hi) => {
         if (h.type === 'command') commandHooks++;
-        lintHandler(event, h, ['hooks', event, gi, 'hooks', hi], policy, shipped, out);
+        lintHandler(event, h, ['hooks', event, gi, 'hooks', hi], policy, shipped, modes, out);
       });
     });
   }

@@ -262,3 +262,25 @@ describe('resolveLocations', () => {
     });
   });
 });
+
+describe('discoverHooks: Windows, with an injected in-memory filesystem', () => {
+  it('uses %ProgramData%\\ZeroTwo, windows_managed_dir and win32 paths in keys', () => {
+    const files = new Map<string, string>([
+      [
+        'D:\\PD\\ZeroTwo\\requirements.toml',
+        `[hooks]\nmanaged_dir = "/opt/h"\nwindows_managed_dir = 'C:\\enterprise\\hooks'\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "/opt/h/a.sh"\ncommand_windows = 'C:\\enterprise\\hooks\\a.cmd'\n`,
+      ],
+      ['C:\\Users\\u\\.zerotwo\\hooks.json', stop('echo user')],
+    ]);
+    const d = discoverHooks({
+      platform: 'win32',
+      env: { USERPROFILE: 'C:\\Users\\u', ProgramData: 'D:\\PD' },
+      fs: { readFile: (p) => files.get(p), exists: (p) => files.has(p) },
+    });
+    expect(d.hooks.map((h) => [h.key, h.handler.commandWindows ?? h.handler.command])).toEqual([
+      ['D:\\PD\\ZeroTwo\\requirements.toml:stop:0:0', 'C:\\enterprise\\hooks\\a.cmd'],
+      ['C:\\Users\\u\\.zerotwo\\hooks.json:stop:0:0', 'echo user'],
+    ]);
+    expect(d.managed?.managedDir).toBe('C:\\enterprise\\hooks');
+  });
+});
