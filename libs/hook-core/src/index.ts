@@ -1,2 +1,5 @@
 // @hookwarden/hook-core: the ZeroCode hooks engine (configuration, trust, matching, running, outcomes, records).
 export * from './types';
+// --- engine (hc-engine): matching, running, outcomes, spilling, run records, dispatch ---
+export * from './match';
+export * from './run';
