@@ -3,3 +3,4 @@ export * from './types';
 // --- engine (hc-engine): matching, running, outcomes, spilling, run records, dispatch ---
 export * from './match';
 export * from './run';
+export * from './outcome';
