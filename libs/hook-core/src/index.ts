@@ -4,3 +4,6 @@ export * from './types';
 export * from './match';
 export * from './run';
 export * from './outcome';
+export * from './spill';
+export * from './record';
+export * from './engine';
