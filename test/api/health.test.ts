@@ -44,7 +44,7 @@ describe('health and error shape', () => {
 
 describe('readiness names the failing dependency', () => {
   it('answers 503 naming postgresql when the database is unreachable', async () => {
-    const api = await startTestApi({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' });
+    const api = await startTestApi({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none' }, { bootstrap: false });
     try {
       const res = await fetch(`${api.baseUrl}/readyz`);
       expect(res.status).toBe(503);

@@ -1,20 +1,25 @@
 // Boots a real API server (Fastify on an ephemeral port) against a per-file database and Redis prefix.
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp } from '../../apps/api/src/bootstrap';
+import { bootstrapAdminToken, createApp } from '../../apps/api/src/bootstrap';
 import { type AppConfig, loadConfig } from '../../apps/api/src/config/config.schema';
 import { createTestDatabase, type TestDatabase } from './db';
 
 export interface TestApi {
   app: NestFastifyApplication;
   baseUrl: string;
+  /** The bootstrap admin token of this API's database. */
+  adminToken: string;
   config: AppConfig;
   db: TestDatabase;
   close(): Promise<void>;
 }
 
 // Starts the API on 127.0.0.1 with its own database; `env` overrides configuration variables.
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  options: { bootstrap?: boolean } = {},
+): Promise<TestApi> {
   const db = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -23,15 +28,18 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',
     PORT: '0',
+    HOOKWARDEN_BOOTSTRAP_TOKEN: `hwt_test_${randomBytes(24).toString('base64url')}`,
     ...env,
   });
   const app = await createApp(config, { bufferLogs: false });
+  if (options.bootstrap !== false) await bootstrapAdminToken(app, config);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     app,
     baseUrl: `http://127.0.0.1:${port}`,
+    adminToken: config.HOOKWARDEN_BOOTSTRAP_TOKEN!,
     config,
     db,
     close: async () => {

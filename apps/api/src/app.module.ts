@@ -11,9 +11,10 @@ import { HealthModule } from './health/health.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
+import { TokensModule } from './tokens/tokens.module';
 
 /** Feature modules shared by the HTTP server and the worker. */
-export const FEATURE_MODULES = [HealthModule];
+export const FEATURE_MODULES = [HealthModule, TokensModule];
 
 @Module({})
 export class AppModule {

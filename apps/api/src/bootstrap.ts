@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/config.schema';
+import { TokensService } from './tokens/tokens.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -49,4 +50,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
   app.enableShutdownHooks();
   return app;
+}
+
+// On an empty database, creates the first admin token; returns the secret when it was generated here (print it once).
+export async function bootstrapAdminToken(app: NestFastifyApplication, config: AppConfig): Promise<string | null> {
+  const created = await app.get(TokensService).bootstrap(config.HOOKWARDEN_BOOTSTRAP_TOKEN);
+  return created && !config.HOOKWARDEN_BOOTSTRAP_TOKEN ? created : null;
 }

@@ -1,7 +1,8 @@
 // Default run-record sink: an append-only NDJSON spool with per-endpoint sequence numbers and a hash chain.
 import { open, readFile, readdir, rename, stat, unlink, writeFile, mkdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, sha256Hex } from './canonical';
+import { canonicalJson } from '../trust/canonical-json';
+import { sha256Hex } from './canonical';
 import type { RunRecord, RunRecordDraft } from './schema';
 import type { RunRecordSink } from './sink';
 

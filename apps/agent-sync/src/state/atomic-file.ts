@@ -1,0 +1,39 @@
+// Crash-safe file writes: temp file in the same directory, fsync, rename, fsync the directory.
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+// Writes `data` to `file` atomically with the given mode; readers see the old or the new content, never a mix.
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.chmod(mode);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  await fsyncDir(dir);
+}
+
+// Flushes a directory entry (rename durability); ignored where directories cannot be opened (Windows).
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,45 @@
+// The endpoint's enrollment state: server, endpoint id, credential and trusted bundle keys (mode 0600).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-file';
+
+export const credentialsSchema = z.object({
+  serverUrl: z.url(),
+  endpointId: z.string().min(1),
+  groupId: z.string().min(1),
+  credential: z.string().min(1),
+  machineId: z.string().min(1),
+  /** Public keys (Ed25519, SPKI PEM) trusted to sign bundles, by key id. */
+  publicKeys: z.array(z.object({ kid: z.string().min(1), publicKeyPem: z.string().min(1) })).min(1),
+  enrolledAt: z.iso.datetime(),
+});
+export type Credentials = z.infer<typeof credentialsSchema>;
+
+export const CREDENTIALS_FILE = 'credentials.json';
+
+// Reads the credentials file; null when the endpoint is not enrolled. Throws naming the file if it is corrupt.
+export async function readCredentials(stateDir: string): Promise<Credentials | null> {
+  const file = path.join(stateDir, CREDENTIALS_FILE);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const parsed = credentialsSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+// Stores the credentials atomically, readable only by the agent's user.
+export async function writeCredentials(stateDir: string, credentials: Credentials): Promise<void> {
+  await writeFileAtomic(
+    path.join(stateDir, CREDENTIALS_FILE),
+    JSON.stringify(credentialsSchema.parse(credentials), null, 2) + '\n',
+    0o600,
+  );
+}

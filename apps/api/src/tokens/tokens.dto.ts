@@ -1,0 +1,34 @@
+// Request/response schemas of the API-token routes.
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+
+export const roleSchema = z.enum(['admin', 'auditor']);
+
+export const createTokenSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).describe('Who or what the token is for'),
+    role: roleSchema,
+    expiresAt: z.iso.datetime({ offset: true }).optional().describe('Optional expiry (ISO 8601)'),
+  })
+  .strict();
+export class CreateTokenDto extends createZodDto(createTokenSchema) {}
+
+export const tokenViewSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  role: roleSchema,
+  prefix: z.string().describe('First characters of the secret, for recognition'),
+  createdAt: z.iso.datetime(),
+  createdBy: z.string().nullable(),
+  expiresAt: z.iso.datetime().nullable(),
+  revokedAt: z.iso.datetime().nullable(),
+  lastUsedAt: z.iso.datetime().nullable(),
+});
+export class TokenViewDto extends createZodDto(tokenViewSchema) {}
+
+export const createdTokenSchema = tokenViewSchema.extend({
+  token: z.string().describe('The secret. Shown once; only its hash is stored.'),
+});
+export class CreatedTokenDto extends createZodDto(createdTokenSchema) {}
+
+export type TokenView = z.infer<typeof tokenViewSchema>;
