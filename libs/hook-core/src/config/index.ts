@@ -18,3 +18,4 @@ export { loadHooksJsonText, loadConfigTomlText, type LoadedFile, type FeatureSet
 export { normalizeHooksTable, type NormalizedEvent, type NormalizedGroup, type NormalizedHandler } from './normalize';
 export type { PluginSpec } from './plugins';
 export { formatPath } from './diagnostics';
+export { lintFile, lintText, lintKindOf, type LintKind } from './lint';
