@@ -13,3 +13,4 @@ export * from './outcome';
 export * from './spill';
 export * from './record';
 export * from './engine';
+export * from './cli';
