@@ -36,14 +36,21 @@ export const DEFAULT_REDACTIONS: readonly string[] = [
 /** Marker replacing a redacted secret. */
 export const REDACTED = '[REDACTED]';
 
-/** Compile redaction patterns once (inline `(?i:` groups are rewritten for JavaScript). */
+const compiled = new Map<string, RegExp[]>();
+
+/** Compile redaction patterns (cached per pattern list; inline `(?i:` groups are rewritten for JavaScript). */
 export function compileRedactions(policy: CapturePolicy): RegExp[] {
   const sources = [...(policy.noDefaultRedactions ? [] : DEFAULT_REDACTIONS), ...(policy.redact ?? [])];
-  return sources.map((src) => {
+  const key = sources.join('\u0000');
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  const res = sources.map((src) => {
     // JavaScript lacks inline flag groups: `(?i:...)` becomes a case-insensitive whole pattern.
     const ci = src.includes('(?i:');
     return new RegExp(ci ? src.replace(/\(\?i:/g, '(?:') : src, ci ? 'gi' : 'g');
   });
+  if (compiled.size < 64) compiled.set(key, res);
+  return res;
 }
 
 /** Apply redactions to a text. */

@@ -142,14 +142,14 @@ export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promis
     };
 
     try {
-      child = spawn(inv.file, inv.args, {
-        cwd: req.cwd,
-        env: req.env ?? process.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: !isWindows,
-        windowsHide: true,
-        ...(inv.windowsVerbatimArguments ? { windowsVerbatimArguments: true } : {}),
-      });
+      // Minimal options on the hot path: the parent's env unless overridden; a new process group on POSIX.
+      const spawnOptions: SpawnOptions = { cwd: req.cwd, stdio: ['pipe', 'pipe', 'pipe'] };
+      if (req.env !== undefined && req.env !== process.env) spawnOptions.env = req.env;
+      if (isWindows) {
+        spawnOptions.windowsHide = true;
+        if (inv.windowsVerbatimArguments) spawnOptions.windowsVerbatimArguments = true;
+      } else spawnOptions.detached = true;
+      child = spawn(inv.file, inv.args, spawnOptions);
     } catch (e) {
       spawnError = (e as Error).message;
       finish();
