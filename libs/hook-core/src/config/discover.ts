@@ -12,7 +12,6 @@ import { normalizeTimeout } from './events';
 import { loadConfigTomlText, loadHooksJsonText, type FeatureSetting, type LoadedFile } from './load-files';
 import { normalizeHooksTable } from './normalize';
 import { resolvePlugin, type PluginSpec } from './plugins';
-import { parseTomlLocated } from './toml-located';
 
 export interface DiscoverOptions {
   /** ZeroTwo home = user layer directory (default `$ZEROTWO_HOME`, else `~/.zerotwo`). */
@@ -25,7 +24,7 @@ export interface DiscoverOptions {
   projectDir?: string;
   /** System layer directory (default `/etc/zerotwo`, `%ProgramData%\ZeroTwo` on Windows). */
   systemDir?: string;
-  /** requirements.toml path (default `<system>/requirements.toml`); `null` disables the managed layer. */
+  /** requirements.toml path (default `<system dir>/requirements.toml`); `null` disables the managed layer. */
   requirementsPath?: string | null;
   /** Enabled plugins (root directories or specs). */
   plugins?: Array<string | PluginSpec>;
@@ -135,8 +134,7 @@ function loadManaged(
   }
   const layer: ManagedLayer = { path, policy: parsed.policy, text };
   if (parsed.policy.hooks) {
-    const located = parseTomlLocated(text);
-    const scratch = new DiagnosticCollector(path, located.ok ? located.locator : undefined);
+    const scratch = new DiagnosticCollector(path);
     const events = normalizeHooksTable(
       parsed.policy.hooks,
       { file: path, basePath: ['hooks'], ignoreKeys: ['managed_dir', 'windows_managed_dir'] },

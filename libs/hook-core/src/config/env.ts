@@ -1,5 +1,5 @@
 // Injectable filesystem/platform/env and the default locations of every layer.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 
@@ -8,6 +8,8 @@ export interface DiscoveryFs {
   /** File contents, or undefined when it does not exist; throws on other errors (e.g. permission). */
   readFile(path: string): string | undefined;
   exists(path: string): boolean;
+  /** Resolves symlinks (optional: used to keep plugin hook paths inside the plugin root). */
+  realpath?(path: string): string | undefined;
 }
 
 /** Node's filesystem. */
@@ -22,6 +24,13 @@ export const nodeFs: DiscoveryFs = {
     }
   },
   exists: (path) => existsSync(path),
+  realpath(path) {
+    try {
+      return realpathSync(path);
+    } catch {
+      return undefined;
+    }
+  },
 };
 
 /** Path functions for a platform. */
@@ -58,11 +67,8 @@ export function resolveLocations(input: LocationInput): Locations {
   const userDir = input.home ?? input.env['ZEROTWO_HOME'] ?? p.join(osHome, '.zerotwo');
   const programData = input.env['ProgramData'] ?? input.env['PROGRAMDATA'] ?? 'C:\\ProgramData';
   const systemDir = input.systemDir ?? (input.platform === 'win32' ? p.join(programData, 'ZeroTwo') : '/etc/zerotwo');
-  const requirementsPath =
-    input.requirementsPath ??
-    (input.platform === 'win32'
-      ? p.join(programData, 'ZeroTwo', 'requirements.toml')
-      : '/etc/zerotwo/requirements.toml');
+  // requirements.toml lives in the system directory (so overriding the system dir moves it too).
+  const requirementsPath = input.requirementsPath ?? p.join(systemDir, 'requirements.toml');
   return { userDir, systemDir, requirementsPath, osHome };
 }
 

@@ -32,13 +32,21 @@ export interface ResolvedPlugin {
 
 const MANIFESTS = ['.codex-plugin/plugin.json', '.zerotwo-plugin/plugin.json'];
 
-// Resolves a `./`-prefixed manifest path inside the root; undefined (with a reason) when it escapes or is malformed.
-function resolveInside(root: string, rel: string, p: PathApi): { abs: string } | { error: string } {
+// Whether `abs` lies strictly inside `root`.
+function inside(root: string, abs: string, p: PathApi): boolean {
+  const back = p.relative(root, abs);
+  return back !== '' && !back.startsWith('..') && !p.isAbsolute(back);
+}
+
+// Resolves a `./`-prefixed manifest path inside the root (symlinks included); an error when it escapes.
+function resolveInside(root: string, rel: string, p: PathApi, fs: DiscoveryFs): { abs: string } | { error: string } {
   if (!rel.startsWith('./')) return { error: `hook path ${JSON.stringify(rel)} must start with ./` };
   const abs = p.resolve(root, rel);
-  const back = p.relative(root, abs);
-  if (back === '' || back.startsWith('..') || p.isAbsolute(back)) {
-    return { error: `hook path ${JSON.stringify(rel)} leaves the plugin root` };
+  if (!inside(root, abs, p)) return { error: `hook path ${JSON.stringify(rel)} leaves the plugin root` };
+  const realRoot = fs.realpath?.(root);
+  const realAbs = fs.realpath?.(abs);
+  if (realRoot !== undefined && realAbs !== undefined && !inside(realRoot, realAbs, p)) {
+    return { error: `hook path ${JSON.stringify(rel)} resolves (through a symlink) outside the plugin root` };
   }
   return { abs };
 }
@@ -133,7 +141,7 @@ export function resolvePlugin(spec: PluginSpec, fs: DiscoveryFs, p: PathApi): Re
   };
   const one = (item: unknown, path: DocPath, suffix: string): void => {
     if (typeof item === 'string') {
-      const r = resolveInside(root, item, p);
+      const r = resolveInside(root, item, p, fs);
       if ('error' in r) {
         out.warn('invalid_plugin_hooks', `${r.error}; entry ignored`, path);
         return;

@@ -65,9 +65,8 @@ function indexLines(text: string): Map<string, { line: number; column: number }>
         const isLast = k === keys.length - 1;
         if (isLast && h[1] === '[[') {
           const next = (arrayCounts.get(id) ?? -1) + 1;
+          // Ids include the parent elements' indices, so nested arrays count per parent element.
           arrayCounts.set(id, next);
-          // A new element resets the counters of arrays nested under the previous element.
-          for (const key of arrayCounts.keys()) if (key.startsWith(id + '\u0000')) arrayCounts.delete(key);
           resolved.push(next);
         } else if (arrayCounts.has(id)) {
           resolved.push(arrayCounts.get(id) ?? 0);
@@ -75,7 +74,11 @@ function indexLines(text: string): Map<string, { line: number; column: number }>
       }
       table = resolved;
       const col = line.indexOf('[') + 1;
-      if (!map.has(pk(table))) map.set(pk(table), { line: n + 1, column: col });
+      // Implicit parent tables are located at their first header too.
+      for (let len = 1; len <= table.length; len++) {
+        const key = pk(table.slice(0, len));
+        if (!map.has(key)) map.set(key, { line: n + 1, column: col });
+      }
       continue;
     }
     const k = KEYLINE.exec(line);
@@ -114,6 +117,21 @@ function pk(path: DocPath): string {
   return path.join('\u0000');
 }
 
+/** A locator over TOML text (the line index is built on first use; the text is not parsed). */
+export function tomlLocator(text: string): Locator {
+  let index: Map<string, { line: number; column: number }> | undefined;
+  return {
+    locate(path) {
+      index ??= indexLines(text);
+      for (let n = path.length; n > 0; n--) {
+        const hit = index.get(pk(path.slice(0, n)));
+        if (hit) return hit;
+      }
+      return undefined;
+    },
+  };
+}
+
 /** Parses TOML text; syntax errors carry line/column, and the locator finds the line of any key path. */
 export function parseTomlLocated(text: string): TomlParseResult {
   let value: Record<string, unknown>;
@@ -126,16 +144,5 @@ export function parseTomlLocated(text: string): TomlParseResult {
     }
     throw e;
   }
-  let index: Map<string, { line: number; column: number }> | undefined;
-  const locator: Locator = {
-    locate(path) {
-      index ??= indexLines(text);
-      for (let n = path.length; n > 0; n--) {
-        const hit = index.get(pk(path.slice(0, n)));
-        if (hit) return hit;
-      }
-      return undefined;
-    },
-  };
-  return { ok: true, value, locator };
+  return { ok: true, value, locator: tomlLocator(text) };
 }

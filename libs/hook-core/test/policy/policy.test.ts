@@ -266,3 +266,30 @@ timeout = 1.5
     expect(lintPolicy(r.policy).warnings.map((w) => w.code)).toContain('no_managed_hooks');
   });
 });
+
+describe('lintPolicy: shipped file modes', () => {
+  it('warns when a directly-run script ships without an executable mode', () => {
+    const r = validatePolicyObject({
+      hooks: {
+        managed_dir: '/opt/h',
+        Stop: [
+          {
+            hooks: [
+              { type: 'command', command: '/opt/h/run.sh --x' },
+              { type: 'command', command: 'python3 /opt/h/p.py' },
+            ],
+          },
+        ],
+      },
+    });
+    if (!r.ok) throw new Error('parse');
+    const l = lintPolicy(r.policy, [
+      { path: 'run.sh', mode: 0o644 },
+      { path: 'p.py', mode: 0o644 },
+    ]);
+    expect(l.warnings.map((w) => `${w.code}@${w.path}`)).toEqual([
+      'script_not_executable@$.hooks.Stop[0].hooks[0].command',
+    ]);
+    expect(lintPolicy(r.policy, [{ path: 'run.sh', mode: 0o755 }, { path: 'p.py' }]).warnings).toEqual([]);
+  });
+});
