@@ -157,7 +157,9 @@ export async function dispatch(
   const effectOf = new Map<number, { decision?: string; effect: RunEffect }>();
   ran.forEach(({ i }, k) => effectOf.set(i, agg.effects[k]!));
   for (const [i, p] of parsed.entries()) {
-    if (p.status === 'failed') warnings.push(`hook ${relevant[i]!.hook.key} failed: ${p.error ?? 'unknown error'}`);
+    const key = relevant[i]!.hook.key;
+    if (p.status === 'failed') warnings.push(`hook ${key} failed: ${p.error ?? 'unknown error'}`);
+    for (const note of p.notes) warnings.push(`hook ${key}: ${note}`);
   }
 
   // Records: one per considered hook whose matcher fired (or that was skipped before matching could apply).
@@ -250,6 +252,7 @@ function buildRecord(
     error: p.error !== undefined ? redactText(p.error, ctx.patterns) : null,
     decision: eff?.decision ?? null,
     effect: c.run ? (eff?.effect ?? 'none') : 'none',
+    notes: p.notes,
     reason:
       reason !== undefined && ctx.capture.mode === 'excerpts'
         ? boundBytes(redactText(reason, ctx.patterns), ctx.capture.maxExcerptBytes ?? 2048)

@@ -55,6 +55,8 @@ export const runRecordDraftSchema = z.object({
   decision: z.string().nullable(),
   /** Its effect on the aggregate (deny, rewrite, rewrite_ignored, feedback, continuation, stop, context, failed, none). */
   effect: z.string(),
+  /** Accepted output that had no effect (plain text ignored, suppressOutput unimplemented, …): never silent. */
+  notes: z.array(z.string()),
   /** Decision reason from the hook (excerpts mode only; redacted, bounded). */
   reason: z.string().nullable(),
   stdout: outputCaptureSchema.nullable(),

@@ -163,5 +163,7 @@ describe('running', () => {
     ]);
     const r = await dispatch('Stop', {}, { discovery: d });
     expect(r.runs[0]!.status).toBe('ran');
+    expect(r.runs[0]!.notes).toEqual(['additionalContextLimit is ignored: Stop cannot produce additional context']);
+    expect(r.warnings.some((w) => w.includes('additionalContextLimit is ignored'))).toBe(true);
   });
 });
