@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { lintPolicy, parsePolicyToml, renderPolicyToml, validatePolicyObject } from '@hookwarden/hook-core';
+import { CORPUS_DIR } from '../../../../test/support/shared';
 
-const CORPUS = '/work/shared/corpus/hooks';
+const CORPUS = CORPUS_DIR;
 
 const SPEC_EXAMPLE = `allow_managed_hooks_only = true
 

@@ -16,6 +16,7 @@ import {
   type HandlerConfig,
   type HookEvent,
 } from '@hookwarden/hook-core';
+import { TRUST_VECTORS_FILE } from '../../../../test/support/shared';
 
 interface Vector {
   event: HookEvent;
@@ -26,7 +27,7 @@ interface Vector {
   timeoutSec: number;
   hash: string;
 }
-const file = JSON.parse(readFileSync('/work/shared/vectors/trust-hashes.json', 'utf8')) as {
+const file = JSON.parse(readFileSync(TRUST_VECTORS_FILE, 'utf8')) as {
   vectors: Vector[];
   warnings: Record<string, string[]>;
 };
