@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lintText, loadConfigTomlText, loadHooksJsonText } from '@hookwarden/hook-core';
+import { SHARED_DIR } from '../../../../test/support/shared';
 
 // The spec's own examples, cut out of the spec text.
-const spec = readFileSync('/work/shared/spec/zerocode-hooks.md', 'utf8');
+const spec = readFileSync(join(SHARED_DIR, 'spec', 'zerocode-hooks.md'), 'utf8');
 const between = (start: string, end: string): string =>
   spec.slice(spec.indexOf(start), spec.indexOf(end, spec.indexOf(start)));
 const HOOKS_JSON = between('{\n  "description"', '\nNotes:');
