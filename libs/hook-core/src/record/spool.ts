@@ -1,5 +1,16 @@
 // Default run-record sink: an append-only NDJSON spool with per-endpoint sequence numbers and a hash chain.
-import { open, readFile, readdir, rename, stat, unlink, writeFile, mkdir, type FileHandle } from 'node:fs/promises';
+import {
+  open,
+  readFile,
+  readdir,
+  rename,
+  stat,
+  truncate,
+  unlink,
+  writeFile,
+  mkdir,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson } from '../trust/canonical-json';
 import { sha256Hex } from './canonical';
@@ -82,6 +93,7 @@ export class SpoolSink implements RunRecordSink {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await this.withLock(async () => {
       const state = await readSpoolState(this.dir);
+      await this.recover(state);
       await this.rotateIfDue(state);
       let spoolBytes = await this.spoolBytes(state);
       const cap = this.options.maxSpoolBytes ?? 256 * 1024 * 1024;
@@ -142,6 +154,38 @@ export class SpoolSink implements RunRecordSink {
       await this.saveState(state);
       return closed;
     });
+  }
+
+  /**
+   * Repair after a writer crashed between appending and saving the state: a partial last line is cut off and
+   * `lastSeq`/`lastHash` are taken from the last complete record, so the chain continues without reused numbers.
+   */
+  private async recover(state: SpoolState): Promise<void> {
+    const o = state.open;
+    if (!o) return;
+    const path = join(this.dir, o.name);
+    let size: number;
+    try {
+      size = (await stat(path)).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      state.open = null;
+      return;
+    }
+    if (size === o.bytes) return;
+    const text = await readFile(path, 'utf8');
+    const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+    if (complete.length !== text.length) await truncate(path, Buffer.byteLength(complete));
+    o.bytes = Buffer.byteLength(complete);
+    const last = complete.trimEnd().split('\n').pop();
+    if (!last) return;
+    const seq = (JSON.parse(last) as { seq?: unknown }).seq;
+    if (typeof seq === 'number' && seq >= state.lastSeq) {
+      state.lastSeq = seq;
+      state.lastHash = sha256Hex(last);
+      state.pendingGap = null;
+      o.lastSeq = seq;
+    }
   }
 
   /** Close the open segment if it is too big or too old. */

@@ -85,9 +85,22 @@ class Capture {
   }
 }
 
-/** Signal a whole process group, falling back to the child alone. */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Signal a whole process group (POSIX) or process tree (Windows, via taskkill), falling back to the child alone. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boolean): void {
   if (child.pid === undefined) return;
+  if (isWindows) {
+    // Rare path (timeouts only): an extra process is acceptable here.
+    if (signal === 'SIGKILL') return;
+    try {
+      nodeSpawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
+        'error',
+        () => child.kill(),
+      );
+    } catch {
+      child.kill();
+    }
+    return;
+  }
   try {
     process.kill(-child.pid, signal);
   } catch {
@@ -194,9 +207,9 @@ export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promis
         if (exited && closed) return;
         timedOut = true;
         killDone = false;
-        killGroup(child, 'SIGTERM');
+        killGroup(child, 'SIGTERM', isWindows);
         setTimeout(() => {
-          killGroup(child, 'SIGKILL');
+          killGroup(child, 'SIGKILL', isWindows);
           killDone = true;
           finish();
         }, options.killGraceMs ?? 250);

@@ -1,9 +1,9 @@
 // zerotwo-hooks CLI: every command against real layer directories, real hooks and a real spool.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, runCli, type CliIo } from '@hookwarden/hook-core';
+import { EXIT, runCli, runRecordSchema, sha256Hex, type CliIo } from '@hookwarden/hook-core';
 import { emit, tmp } from '../engine/support';
 
 /** Run the CLI in-process with the given stdin; capture output and exit code. */
@@ -155,5 +155,36 @@ describe('the built zerotwo-hooks binary', () => {
     );
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).outcome.decision).toBe('deny');
+  });
+
+  it('concurrent dispatch processes on one spool keep one gap-free hash chain', async () => {
+    const s = setup();
+    const spool = join(s.root, 'spool');
+    const input = JSON.stringify({ cwd: s.root, session_id: 'c', tool_name: 'Bash', tool_input: { command: 'x' } });
+    const one = () =>
+      new Promise<void>((res, rej) => {
+        const child = execFile(
+          process.execPath,
+          [
+            join(repo, 'libs/hook-core/dist/cli/main.js'),
+            'dispatch',
+            'PreToolUse',
+            ...s.loc,
+            '--spool',
+            spool,
+            '--dangerously-bypass-hook-trust',
+          ],
+          (err) => (err ? rej(err) : res()),
+        );
+        child.stdin!.end(input);
+      });
+    await Promise.all(Array.from({ length: 8 }, one));
+    const lines = readdirSync(spool)
+      .filter((n) => n.startsWith('seg-'))
+      .sort()
+      .flatMap((n) => readFileSync(join(spool, n), 'utf8').split('\n').filter(Boolean));
+    const recs = lines.map((l) => runRecordSchema.parse(JSON.parse(l)));
+    expect(recs.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    recs.forEach((r, i) => expect(r.prevHash).toBe(i === 0 ? null : sha256Hex(lines[i - 1]!)));
   });
 });

@@ -1,5 +1,5 @@
 // Spool sink: sequence numbers, hash chain across concurrent writers, rotation, size cap with counted gaps, stale locks.
-import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,6 +9,7 @@ import {
   runRecordSchema,
   sha256Hex,
   SpoolSink,
+  writeSpoolState,
   type RunRecordDraft,
 } from '@hookwarden/hook-core';
 import { bashInput, discovery, emit, hook, tmp } from '../engine/support';
@@ -148,5 +149,21 @@ describe('capture policy', () => {
     const none = await dispatch('PreToolUse', bashInput(), { discovery: d, capture: { mode: 'none' } });
     expect(none.runs[0]!.stdout).toBeNull();
     expect(none.runs[0]!.reason).toBeNull();
+  });
+});
+
+describe('SpoolSink crash recovery', () => {
+  it('a writer that died after appending (state not saved, partial line) does not break the chain', async () => {
+    const dir = tmp('hc-spool-');
+    const sink = new SpoolSink(dir);
+    await sink.write(await drafts(1));
+    const before = await readSpoolState(dir);
+    await sink.write(await drafts(2));
+    // Simulate the crash: the state file is the one from before the second write, and half a line follows.
+    await writeSpoolState(dir, before);
+    appendFileSync(join(dir, before.open!.name), '{"schemaVersion":1,"id":"trunc');
+    await sink.write(await drafts(1));
+    const recs = verifyChain(readSpool(dir));
+    expect(recs.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
   });
 });
