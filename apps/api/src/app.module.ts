@@ -3,10 +3,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodValidationPipe } from 'nestjs-zod';
+import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
+import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
@@ -14,7 +16,7 @@ import { RedisModule } from './redis/redis.module';
 import { TokensModule } from './tokens/tokens.module';
 
 /** Feature modules shared by the HTTP server and the worker. */
-export const FEATURE_MODULES = [HealthModule, TokensModule];
+export const FEATURE_MODULES = [HealthModule, TokensModule, GroupsModule, AuditLogModule];
 
 @Module({})
 export class AppModule {
