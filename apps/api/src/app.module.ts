@@ -10,13 +10,14 @@ import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
 import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
+import { PoliciesModule } from './policies/policies.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { TokensModule } from './tokens/tokens.module';
 
 /** Feature modules shared by the HTTP server and the worker. */
-export const FEATURE_MODULES = [HealthModule, TokensModule, GroupsModule, AuditLogModule];
+export const FEATURE_MODULES = [HealthModule, TokensModule, GroupsModule, PoliciesModule, AuditLogModule];
 
 @Module({})
 export class AppModule {
