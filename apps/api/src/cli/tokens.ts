@@ -2,18 +2,34 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Command, InvalidArgumentError } from 'commander';
-import { AppModule } from '../app.module';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { ConfigModule } from '../config/config.module';
+import { PrismaModule } from '../prisma/prisma.module';
+import { RedisModule } from '../redis/redis.module';
+import { TokensModule } from '../tokens/tokens.module';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { ConfigError, loadConfig } from '../config/config.schema';
+import { type AppConfig, ConfigError, loadConfig } from '../config/config.schema';
 import { TokensService } from '../tokens/tokens.service';
 
 const CLI_ACTOR: AuditContext = { actorId: null, actorName: 'cli', role: 'system', requestId: null, clientIp: null };
 
+@Module({})
+class TokensCliModule {
+  // Only what the token service needs (no HTTP, no queues).
+  static forRoot(config: AppConfig) {
+    return {
+      module: TokensCliModule,
+      imports: [ConfigModule.forRoot(config), PrismaModule, RedisModule, AuthModule, TokensModule],
+    };
+  }
+}
+
 // Runs `work` with the token service of a Nest application context, then closes it.
 async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promise<T> {
   const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error'] });
+  const app = await NestFactory.createApplicationContext(TokensCliModule.forRoot(config), { logger: ['error'] });
   try {
     return await work(app.get(TokensService));
   } finally {
