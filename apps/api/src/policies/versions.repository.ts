@@ -40,56 +40,74 @@ export class VersionsRepository {
   ): Promise<CreateVersionResult> {
     return this.prisma.$transaction(
       async (tx) => {
-        const locked = await tx.$queryRaw<Array<{ latest_version: number }>>`
-          SELECT latest_version FROM policies WHERE id = ${policyId}::uuid FOR UPDATE`;
+        // Lock the policy row (serializes version numbering per policy) and read the latest digest in one query.
+        const locked = await tx.$queryRaw<Array<{ latest_version: number; latest_digest: string | null }>>`
+          SELECT p.latest_version, v.digest AS latest_digest
+          FROM policies p
+          LEFT JOIN policy_versions v ON v.policy_id = p.id AND v.number = p.latest_version
+          WHERE p.id = ${policyId}::uuid
+          FOR UPDATE OF p`;
         const row = locked[0];
         if (!row) return { kind: 'missing' };
-        const latest =
-          row.latest_version > 0
-            ? await tx.policyVersion.findUnique({
-                where: { policyId_number: { policyId, number: row.latest_version } },
-                include: { files: { select: FILE_META, orderBy: { path: 'asc' } } },
-              })
-            : null;
-        if (latest && latest.digest === content.digest) return { kind: 'unchanged', version: latest };
+        const latestNumber = row.latest_version;
+        const latestDigest = row.latest_digest;
+        const loadLatest = () =>
+          tx.policyVersion.findUniqueOrThrow({
+            where: { policyId_number: { policyId, number: latestNumber } },
+            include: { files: { select: FILE_META, orderBy: { path: 'asc' } } },
+          });
+        if (latestNumber > 0 && latestDigest === content.digest)
+          return { kind: 'unchanged', version: await loadLatest() };
         const given = base.number !== undefined || base.digest !== undefined;
-        if (latest && !given) return { kind: 'base_required', current: latest };
-        const numberStale = base.number !== undefined && base.number !== (latest?.number ?? 0);
-        const digestStale = base.digest !== undefined && base.digest !== latest?.digest;
-        if (numberStale || digestStale) return { kind: 'stale', current: latest };
-        const number = (latest?.number ?? 0) + 1;
-        const version = await tx.policyVersion.create({
-          data: {
-            policyId,
-            number,
-            canonicalToml: content.toml,
-            structured: content.structured as Prisma.InputJsonObject,
-            digest: content.digest,
-            warnings: content.warnings,
-            authorId: author.id,
-            authorName: author.name,
-            message,
-            files: {
-              create: content.files.map((f) => ({
-                path: f.path,
-                content: new Uint8Array(f.content),
-                sha256: f.sha256,
-                size: f.size,
-                mode: f.mode,
-              })),
-            },
-          },
-          include: { files: { select: FILE_META, orderBy: { path: 'asc' } } },
-        });
-        await tx.policy.update({ where: { id: policyId }, data: { latestVersion: number } });
+        if (latestNumber > 0 && !given) return { kind: 'base_required', current: await loadLatest() };
+        const numberStale = base.number !== undefined && base.number !== latestNumber;
+        const digestStale = base.digest !== undefined && base.digest !== latestDigest;
+        if (numberStale || digestStale) return { kind: 'stale', current: latestNumber > 0 ? await loadLatest() : null };
+        const number = latestNumber + 1;
+        const data = {
+          policyId,
+          number,
+          canonicalToml: content.toml,
+          structured: content.structured as Prisma.InputJsonObject,
+          digest: content.digest,
+          warnings: content.warnings,
+          authorId: author.id,
+          authorName: author.name,
+          message,
+        };
+        const created = await tx.policyVersion.create({ data, select: { id: true, createdAt: true } });
+        if (content.files.length > 0) {
+          await tx.policyFile.createMany({
+            data: content.files.map((f) => ({
+              versionId: created.id,
+              path: f.path,
+              content: new Uint8Array(f.content),
+              sha256: f.sha256,
+              size: f.size,
+              mode: f.mode,
+            })),
+          });
+        }
+        await tx.$executeRaw`UPDATE policies SET latest_version = ${number}, updated_at = now() WHERE id = ${policyId}::uuid`;
         await appendAudit(tx, ctx, {
           action: 'policy.version.create',
           targetType: 'policy',
           targetId: policyId,
-          beforeDigest: latest?.digest ?? null,
+          beforeDigest: latestDigest,
           afterDigest: content.digest,
           details: { version: number, files: content.files.length, warnings: content.warnings.length },
         });
+        const files = content.files
+          .map((f) => ({ path: f.path, sha256: f.sha256, size: f.size, mode: f.mode }))
+          .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        const version: VersionRow = {
+          ...data,
+          id: created.id,
+          createdAt: created.createdAt,
+          structured: content.structured as Prisma.JsonValue,
+          warnings: content.warnings,
+          files,
+        };
         return { kind: 'created', version };
       },
       { timeout: 30_000 },

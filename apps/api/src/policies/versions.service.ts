@@ -34,13 +34,18 @@ function toSummary(v: VersionSummaryRow | VersionRow): VersionSummary {
   };
 }
 
+// Orders files by path in UTF-16 code-unit order (independent of the database collation).
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 // Full view (one version), optionally with file contents.
 function toView(v: VersionRow | VersionWithContent): VersionView {
   return {
     ...toSummary(v),
     toml: v.canonicalToml,
     policy: v.structured as Record<string, unknown>,
-    files: v.files.map((f) => ({
+    files: [...v.files].sort(byPath).map((f) => ({
       path: f.path,
       sha256: f.sha256,
       size: f.size,
