@@ -3,3 +3,14 @@ export * from './types';
 
 // --- Configuration & trust (config/, policy/, trust/) ---
 export * from './policy';
+export * from './config';
+export * from './trust';
+
+// --- engine (hc-engine): matching, running, outcomes, spilling, run records, dispatch ---
+export * from './match';
+export * from './run';
+export * from './outcome';
+export * from './spill';
+export * from './record';
+export * from './engine';
+export * from './cli';

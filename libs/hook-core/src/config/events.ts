@@ -40,9 +40,13 @@ export function isHookEvent(name: string): name is HookEvent {
   return EVENT_SET.has(name);
 }
 
+const SNAKE: ReadonlyMap<HookEvent, string> = new Map(
+  HOOK_EVENTS.map((e) => [e, e.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase()]),
+);
+
 // snake_case name of an event, as used in trust keys (`PreToolUse` → `pre_tool_use`).
 export function eventSnake(event: HookEvent): string {
-  return event.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
+  return SNAKE.get(event) ?? event;
 }
 
 // Normalized timeout in seconds actually applied to a handler (0 → 1, SessionEnd default 1 and cap 3).

@@ -33,20 +33,23 @@ function toLineCol(starts: number[], offset: number): { line: number; column: nu
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 
-// Key for the position map: path segments joined unambiguously.
+// Key for the position map: path segments joined unambiguously (same encoding as the parser's stack).
 function pathKey(path: DocPath): string {
-  return path.map((p) => (typeof p === 'number' ? `#${p}` : `.${p}`)).join('\u0000');
+  let k = '';
+  for (const p of path) k += typeof p === 'number' ? `\u0000#${p}` : `\u0000.${p}`;
+  return k;
 }
 
-/** Parses JSON text strictly (no comments, no trailing commas), recording each value's position by path. */
-export function parseJsonLocated(text: string): JsonParseResult {
+// The located parser proper: positions of every value by path (slower than JSON.parse, so only run when needed).
+function parseWithPositions(text: string): JsonParseResult {
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const offset0 = text.length - src.length;
   const positions = new Map<string, number>();
   let i = 0;
-  const path: Array<string | number> = [];
+  // Key of the current path, maintained incrementally (a stack of prefixes).
+  const keys: string[] = [''];
+  const cur = (): string => keys[keys.length - 1] ?? '';
 
   const ws = (): void => {
     while (i < src.length) {
@@ -59,16 +62,31 @@ export function parseJsonLocated(text: string): JsonParseResult {
     i >= src.length ? 'unexpected end of input' : `unexpected character ${JSON.stringify(src[i])}`;
 
   const parseString = (): string => {
-    STRING.lastIndex = i;
-    const m = STRING.exec(src);
-    if (!m) throw new JsonSyntaxError('invalid string literal', i);
-    i += m[0].length;
-    return JSON.parse(m[0]) as string;
+    const start = i;
+    let escaped = false;
+    for (i++; i < src.length; i++) {
+      const c = src.charCodeAt(i);
+      if (c === 34) {
+        i++;
+        const raw = src.slice(start, i);
+        if (!escaped) return raw.slice(1, -1);
+        try {
+          return JSON.parse(raw) as string;
+        } catch {
+          throw new JsonSyntaxError('invalid escape in string', start);
+        }
+      }
+      if (c === 92) {
+        escaped = true;
+        i++;
+      } else if (c < 32) throw new JsonSyntaxError('control character in string', i);
+    }
+    throw new JsonSyntaxError('unterminated string', start);
   };
 
   const parseValue = (): unknown => {
     ws();
-    positions.set(pathKey(path), i);
+    positions.set(cur(), i);
     const c = src[i];
     if (c === '{') return parseObject();
     if (c === '[') return parseArray();
@@ -98,12 +116,14 @@ export function parseJsonLocated(text: string): JsonParseResult {
       ws();
       if (src[i] !== ':') throw new JsonSyntaxError(`expected ':' after property name, ${describe()}`, i);
       i++;
-      path.push(key);
+      keys.push(`${cur()}\u0000.${key}`);
       const v = parseValue();
       // The key's own position is more useful than the value's for "unknown key" warnings.
-      positions.set(pathKey(path), keyAt);
-      path.pop();
-      Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+      positions.set(cur(), keyAt);
+      keys.pop();
+      if (key === '__proto__') {
+        Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });
+      } else obj[key] = v;
       ws();
       if (src[i] === '}') return (i++, obj);
       if (src[i] !== ',') throw new JsonSyntaxError(`expected ',' or '}', ${describe()}`, i);
@@ -120,9 +140,9 @@ export function parseJsonLocated(text: string): JsonParseResult {
     ws();
     if (src[i] === ']') return (i++, arr);
     for (;;) {
-      path.push(arr.length);
+      keys.push(`${cur()}\u0000#${arr.length}`);
       arr.push(parseValue());
-      path.pop();
+      keys.pop();
       ws();
       if (src[i] === ']') return (i++, arr);
       if (src[i] !== ',') throw new JsonSyntaxError(`expected ',' or ']', ${describe()}`, i);
@@ -153,4 +173,30 @@ export function parseJsonLocated(text: string): JsonParseResult {
     const { line, column } = toLineCol(lineStarts(text), e.offset + offset0);
     return { ok: false, message: e.message, line, column };
   }
+}
+
+/**
+ * Parses JSON text strictly (no comments, no trailing commas). JSON.parse does the work; the position index is
+ * built lazily, only when a diagnostic needs a location or the text is invalid (to locate the error).
+ */
+export function parseJsonLocated(text: string): JsonParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (e) {
+    const located = parseWithPositions(text);
+    if (!located.ok) return located;
+    return { ok: false, message: (e as Error).message, line: 1, column: 1 };
+  }
+  let inner: Locator | undefined;
+  const locator: Locator = {
+    locate(path) {
+      if (inner === undefined) {
+        const r = parseWithPositions(text);
+        inner = r.ok ? r.locator : { locate: () => undefined };
+      }
+      return inner.locate(path);
+    },
+  };
+  return { ok: true, value, locator };
 }

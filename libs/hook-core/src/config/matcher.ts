@@ -19,8 +19,28 @@ function rustIncompatibility(pattern: string): string | undefined {
   return undefined;
 }
 
+const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/-'.split(''));
+
+// Rust regex lets any ASCII punctuation be escaped (`\!`); JS unicode mode does not, so such escapes become `\xHH`.
+function translateEscapes(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] ?? '';
+    if (c !== '\\' || i + 1 >= pattern.length) {
+      out += c;
+      continue;
+    }
+    const next = pattern[i + 1] ?? '';
+    i++;
+    const code = next.charCodeAt(0);
+    const punct = code < 128 && /[!-/:-@[-`{-~]/.test(next);
+    out += punct && !JS_SYNTAX.has(next) ? `\\x${code.toString(16).padStart(2, '0')}` : `\\${next}`;
+  }
+  return out;
+}
+
 // Compiles a matcher string once (cached): `undefined`, `""` and `"*"` match everything.
-export function compileMatcher(matcher: string | undefined): MatcherCompileResult {
+export function compileConfigMatcher(matcher: string | undefined): MatcherCompileResult {
   if (matcher === undefined || matcher === '' || matcher === '*') return { ok: true, matcher: MATCH_ALL };
   const hit = cache.get(matcher);
   if (hit) return hit;
@@ -33,7 +53,7 @@ export function compileMatcher(matcher: string | undefined): MatcherCompileResul
     if (bad) result = { ok: false, error: bad };
     else {
       // Rust's leading inline flag group `(?i)` becomes a JS flag; other inline flags are unsupported.
-      let source = matcher;
+      let source = translateEscapes(matcher);
       let flags = 'u';
       const inline = /^\(\?([ims]+)\)/.exec(source);
       if (inline?.[1]) {
@@ -56,4 +76,10 @@ export function compileMatcher(matcher: string | undefined): MatcherCompileResul
 // Heuristic: does this matcher look like an expression/permission rule rather than a name or regex?
 export function matcherLooksLikeExpression(matcher: string): boolean {
   return /==|&&|\|\||\bmatches\b|\s/.test(matcher) && !/^\s*$/.test(matcher);
+}
+
+// Why a matcher is invalid (reference semantics), or undefined when it is usable.
+export function validateMatcher(matcher: string | undefined): string | undefined {
+  const r = compileConfigMatcher(matcher);
+  return r.ok ? undefined : r.error;
 }

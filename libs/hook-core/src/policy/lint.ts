@@ -8,9 +8,9 @@ import {
   SESSION_END_MAX_TIMEOUT_SEC,
   SUSPICIOUS_TIMEOUT_SEC,
 } from '../config/events';
-import { compileMatcher, matcherLooksLikeExpression } from '../config/matcher';
+import { compileConfigMatcher, matcherLooksLikeExpression } from '../config/matcher';
 import { additionalContextIgnored, sessionEndClamped } from '../config/messages';
-import { parseTomlLocated } from '../config/toml-located';
+import { tomlLocator } from '../config/toml-located';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
 import { isPlainObject } from './parse';
 
@@ -78,6 +78,7 @@ function lintHandler(
   path: DocPath,
   policy: PolicyDocument,
   shipped: Set<string> | undefined,
+  modes: Map<string, number> | undefined,
   out: DiagnosticCollector,
 ): void {
   const file = out.file ?? 'requirements.toml';
@@ -136,6 +137,17 @@ function lintHandler(
           'command',
         ]);
     }
+    // A shipped script run directly (first word of the command) needs an executable mode.
+    const first = h.command.trim().split(/\s+/)[0] ?? '';
+    const direct = referencedScripts(first, posixDir, '/')[0];
+    const mode = direct !== undefined ? modes?.get(direct) : undefined;
+    if (mode !== undefined && (mode & 0o111) === 0) {
+      out.warn(
+        'script_not_executable',
+        `${posixDir}/${direct} is run directly but ships without an executable mode (${mode.toString(8)})`,
+        [...path, 'command'],
+      );
+    }
   }
   const winDir = policy.hooks?.windows_managed_dir;
   const winCmd = h.command_windows ?? h.commandWindows;
@@ -155,7 +167,7 @@ function lintHandler(
 // Checks a matcher group's matcher.
 function lintMatcher(event: HookEvent, matcher: string | undefined, path: DocPath, out: DiagnosticCollector): void {
   if (matcher === undefined) return;
-  const c = compileMatcher(matcher);
+  const c = compileConfigMatcher(matcher);
   if (!c.ok) {
     out.error('invalid_matcher', `invalid matcher ${JSON.stringify(matcher)}: ${c.error}`, path);
     return;
@@ -177,11 +189,7 @@ function lintMatcher(event: HookEvent, matcher: string | undefined, path: DocPat
 
 /** Lints a policy: errors (invalid regex, bad paths/timeouts, unknown events) and warnings, each with a location. */
 export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options: LintPolicyOptions = {}): LintResult {
-  let locator: Locator | undefined;
-  if (options.sourceText !== undefined) {
-    const t = parseTomlLocated(options.sourceText);
-    if (t.ok) locator = t.locator;
-  }
+  const locator: Locator | undefined = options.sourceText !== undefined ? tomlLocator(options.sourceText) : undefined;
   const out = new DiagnosticCollector(options.file ?? 'requirements.toml', locator);
   const hooks = (policy.hooks ?? {}) as Record<string, unknown>;
 
@@ -203,12 +211,17 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
   }
 
   let shipped: Set<string> | undefined;
+  let modes: Map<string, number> | undefined;
   if (files) {
     shipped = new Set();
+    modes = new Map();
     files.forEach((f, i) => {
       const bad = unsafeFilePath(f.path);
       if (bad) out.error('unsafe_file_path', `file ${JSON.stringify(f.path)}: ${bad}`, ['files', i, 'path']);
-      else shipped?.add(f.path);
+      else {
+        shipped?.add(f.path);
+        if (f.mode !== undefined) modes?.set(f.path, f.mode);
+      }
     });
   }
 
@@ -231,7 +244,7 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
       const handlers = Array.isArray(g['hooks']) ? (g['hooks'] as PolicyHandler[]) : [];
       handlers.forEach((h, hi) => {
         if (h.type === 'command') commandHooks++;
-        lintHandler(event, h, ['hooks', event, gi, 'hooks', hi], policy, shipped, out);
+        lintHandler(event, h, ['hooks', event, gi, 'hooks', hi], policy, shipped, modes, out);
       });
     });
   }

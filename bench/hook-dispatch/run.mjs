@@ -1,0 +1,183 @@
+// bench/hook-dispatch: engine dispatch vs plain child_process.spawn through the same shell, and 100-hook discovery.
+// Run with `npm run bench:hooks`. Builds libs/hook-core/dist first (incremental tsc -b).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../..');
+execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: repo, stdio: 'inherit' });
+const core = createRequire(import.meta.url)(join(repo, 'libs/hook-core/dist/index.js'));
+
+const ITER = { 1: 300, 5: 200, 20: 200 };
+const WARMUP = 20;
+const cwd = tmpdir();
+const input = {
+  session_id: 'bench',
+  turn_id: 't',
+  cwd,
+  model: 'm',
+  tool_name: 'Bash',
+  tool_use_id: 'c',
+  tool_input: { command: 'ls -la' },
+  permission_mode: 'default',
+};
+
+/** Median of numbers. */
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+/** 95th percentile. */
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+
+/** N managed hooks running `true`, each from its own file (so none is a duplicate of another). */
+function discoveryOf(n) {
+  return {
+    hooksEnabled: true,
+    featureReason: 'bench',
+    skipped: [],
+    diagnostics: [],
+    hooks: Array.from({ length: n }, (_, i) => ({
+      key: `/bench/hooks-${i}.json:pre_tool_use:0:0`,
+      hash: `sha256:${'0'.repeat(64)}`,
+      event: 'PreToolUse',
+      layer: 'managed',
+      sourceFile: `/bench/hooks-${i}.json`,
+      groupIndex: 0,
+      handlerIndex: 0,
+      matcher: 'Bash',
+      handler: { type: 'command', command: 'true' },
+      timeoutSec: 600,
+      managed: true,
+      trust: 'managed',
+    })),
+  };
+}
+
+/** Baseline: spawn the same N commands concurrently through /bin/sh -c, same stdin, wait for all to close. */
+function baseline(n) {
+  const stdin = JSON.stringify(input);
+  return Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((res, rej) => {
+          const c = spawn('/bin/sh', ['-c', 'true'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+          c.stdout.on('data', () => {});
+          c.stderr.on('data', () => {});
+          c.stdin.on('error', () => {});
+          c.on('error', rej);
+          c.on('close', res);
+          c.stdin.end(stdin);
+        }),
+    ),
+  );
+}
+
+/** Time one async call in ms. */
+async function time(fn) {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  platform: process.platform,
+  dispatch: [],
+  discovery: {},
+};
+const rows = [];
+for (const n of [1, 5, 20]) {
+  const d = discoveryOf(n);
+  const engine = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { mode: 'digests' } });
+  const spoolDir = mkdtempSync(join(tmpdir(), 'bench-spool-'));
+  const spooled = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { mode: 'excerpts' }, spoolDir });
+  for (let i = 0; i < WARMUP; i++) {
+    await engine();
+    await baseline(n);
+  }
+  const e = [];
+  const b = [];
+  const s = [];
+  for (let i = 0; i < ITER[n]; i++) {
+    // Interleave so machine noise hits both sides alike.
+    if (i % 2) {
+      b.push(await time(() => baseline(n)));
+      e.push(await time(engine));
+    } else {
+      e.push(await time(engine));
+      b.push(await time(() => baseline(n)));
+    }
+    if (i % 4 === 0) s.push(await time(spooled));
+  }
+  const r = {
+    hooks: n,
+    iterations: ITER[n],
+    engineMedianMs: median(e),
+    engineP95Ms: p95(e),
+    baselineMedianMs: median(b),
+    baselineP95Ms: p95(b),
+    ratio: median(e) / median(b),
+    engineWithSpoolMedianMs: median(s),
+  };
+  results.dispatch.push(r);
+  rows.push(r);
+}
+
+// Discovery of a 100-hook configuration (user hooks.json: 11 events, groups of 3 handlers).
+const root = mkdtempSync(join(tmpdir(), 'bench-disc-'));
+const home = join(root, 'home');
+const sys = join(root, 'sys');
+mkdirSync(home);
+mkdirSync(sys);
+const events = core.HOOK_EVENTS;
+const hooks = {};
+for (let i = 0; i < 100; i++) {
+  const ev = events[i % events.length];
+  hooks[ev] ??= [];
+  const groups = hooks[ev];
+  if (groups.length === 0 || groups[groups.length - 1].hooks.length === 3)
+    groups.push({ matcher: ev === 'Stop' || ev === 'UserPromptSubmit' ? undefined : 'Bash|Edit', hooks: [] });
+  groups[groups.length - 1].hooks.push({ type: 'command', command: `/usr/local/bin/hook-${i} --flag`, timeout: 30 });
+}
+writeFileSync(join(home, 'hooks.json'), JSON.stringify({ hooks }, null, 2));
+const opts = { home, systemDir: sys, requirementsPath: join(sys, 'requirements.toml'), cwd: root };
+const count = core.discoverHooks(opts).hooks.length;
+const dt = [];
+for (let i = 0; i < 50; i++) core.discoverHooks(opts);
+for (let i = 0; i < 300; i++) {
+  const t0 = performance.now();
+  core.discoverHooks(opts);
+  dt.push(performance.now() - t0);
+}
+results.discovery = { hooks: count, iterations: 300, medianMs: median(dt), p95Ms: p95(dt) };
+
+// Table.
+const f = (x) => x.toFixed(2).padStart(8);
+console.log(
+  '\nhook dispatch: engine dispatch() vs plain child_process.spawn via /bin/sh -c (same stdin), medians in ms',
+);
+console.log('hooks | iterations |   engine |  baseline |  ratio | engine p95 | baseline p95 | engine+spool(fsync)');
+for (const r of rows)
+  console.log(
+    `${String(r.hooks).padStart(5)} | ${String(r.iterations).padStart(10)} | ${f(r.engineMedianMs)} | ${f(r.baselineMedianMs)}  | ${r.ratio.toFixed(3).padStart(6)} | ${f(r.engineP95Ms)}   | ${f(r.baselineP95Ms)}     | ${f(r.engineWithSpoolMedianMs)}`,
+  );
+const r20 = rows.find((r) => r.hooks === 20);
+console.log(
+  `target: engine median ≤ 1.10 × baseline at 20 hooks → ${r20.ratio.toFixed(3)} ${r20.ratio <= 1.1 ? 'PASS' : 'FAIL'}`,
+);
+console.log(
+  `\ndiscovery of a ${results.discovery.hooks}-hook configuration: median ${results.discovery.medianMs.toFixed(3)} ms, p95 ${results.discovery.p95Ms.toFixed(3)} ms (target < 10 ms) → ${results.discovery.medianMs < 10 ? 'PASS' : 'FAIL'}`,
+);
+const out = join(here, 'results');
+mkdirSync(out, { recursive: true });
+const file = join(out, `${results.date.replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify(results, null, 2));
+console.log(`results: ${file}`);
