@@ -1,9 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 import { createPolicy, SCRIPT, VALID_TOML } from '../support/policies';
+import { CORPUS_DIR } from '../support/shared';
+
+// The shared corpus (beside the repository; worktrees fall back to /work/shared).
+const corpus = existsSync(CORPUS_DIR) ? CORPUS_DIR : '/work/shared/corpus/hooks';
 
 let api: TestApi;
 let db: pg.Client;
@@ -162,7 +167,7 @@ describe('authoring versions', () => {
 
   it('carries sections the hooks system does not define through unchanged', async () => {
     const id = await createPolicy(api.baseUrl, api.adminToken, 'corpus');
-    const text = readFileSync('/work/shared/corpus/hooks/010-workspace-guide-requirements-managed-only.toml', 'utf8');
+    const text = readFileSync(path.join(corpus, '010-workspace-guide-requirements-managed-only.toml'), 'utf8');
     const res = await post(id, { toml: text });
     expect(res.status).toBe(201);
     expect(res.body.toml).toContain('[permissions.safe-noncoder]');

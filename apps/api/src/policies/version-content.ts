@@ -2,6 +2,7 @@
 // or located diagnostics. Pure and synchronous: runs before any database work, so rejections are cheap.
 import { createHash } from 'node:crypto';
 import {
+  canonicalJson,
   type ConfigDiagnostic,
   lintPolicy,
   parsePolicyToml,
@@ -11,7 +12,6 @@ import {
   unsafeFilePath,
   validatePolicyObject,
 } from '@hookwarden/hook-core';
-import { canonicalJson } from '../audit-log/audit-log.writer';
 import { isStorableText } from '../common/text';
 import { type CreateVersionInput, type DiagnosticView, MAX_FILE_BYTES } from './versions.dto';
 
