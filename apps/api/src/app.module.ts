@@ -3,11 +3,14 @@ import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodValidationPipe } from 'nestjs-zod';
+import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
+import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
+import { PoliciesModule } from './policies/policies.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
@@ -15,7 +18,7 @@ import { TokensModule } from './tokens/tokens.module';
 import { ShutdownWatchdog } from './common/shutdown-watchdog';
 
 /** Feature modules shared by the HTTP server and the worker. */
-export const FEATURE_MODULES = [HealthModule, TokensModule];
+export const FEATURE_MODULES = [HealthModule, TokensModule, GroupsModule, PoliciesModule, AuditLogModule];
 
 @Module({})
 export class AppModule {

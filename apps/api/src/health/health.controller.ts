@@ -2,6 +2,7 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
+import { LivenessDto, ReadinessDto } from './health.dto';
 import { HealthService, type Readiness } from './health.service';
 
 @ApiTags('health')
@@ -12,14 +13,14 @@ export class HealthController {
   @Public()
   @Get('healthz')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'The process is up.' })
+  @ApiOkResponse({ type: LivenessDto, description: 'The process is up.' })
   healthz(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Public()
   @Get('readyz')
-  @ApiOkResponse({ description: 'PostgreSQL and Redis both answer.' })
+  @ApiOkResponse({ type: ReadinessDto, description: 'PostgreSQL and Redis both answer.' })
   @ApiServiceUnavailableResponse({ description: 'A dependency is down; the error names it.' })
   readyz(): Promise<Readiness> {
     return this.health.readiness();
