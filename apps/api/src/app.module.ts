@@ -1,5 +1,5 @@
 // The API's module graph; main.ts (HTTP) and worker.ts (BullMQ processors) both build on it.
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodValidationPipe } from 'nestjs-zod';
@@ -12,6 +12,7 @@ import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { TokensModule } from './tokens/tokens.module';
+import { ShutdownWatchdog } from './common/shutdown-watchdog';
 
 /** Feature modules shared by the HTTP server and the worker. */
 export const FEATURE_MODULES = [HealthModule, TokensModule];
@@ -25,9 +26,13 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({
+          // Probes are polled constantly: don't log each one.
+          exclude: [
+            { method: RequestMethod.GET, path: 'healthz' },
+            { method: RequestMethod.GET, path: 'readyz' },
+          ],
           pinoHttp: {
             level: config.LOG_LEVEL,
-            autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
             redact: ['req.headers.authorization', 'req.headers.cookie'],
             quietReqLogger: true,
             ...(config.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
@@ -41,6 +46,7 @@ export class AppModule {
         ...extra,
       ],
       providers: [
+        ShutdownWatchdog,
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

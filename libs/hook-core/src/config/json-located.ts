@@ -33,7 +33,6 @@ function toLineCol(starts: number[], offset: number): { line: number; column: nu
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 
 // Key for the position map: path segments joined unambiguously (same encoding as the parser's stack).
 function pathKey(path: DocPath): string {
@@ -63,11 +62,26 @@ function parseWithPositions(text: string): JsonParseResult {
     i >= src.length ? 'unexpected end of input' : `unexpected character ${JSON.stringify(src[i])}`;
 
   const parseString = (): string => {
-    STRING.lastIndex = i;
-    const m = STRING.exec(src);
-    if (!m) throw new JsonSyntaxError('invalid string literal', i);
-    i += m[0].length;
-    return m[0].includes('\\') ? (JSON.parse(m[0]) as string) : m[0].slice(1, -1);
+    const start = i;
+    let escaped = false;
+    for (i++; i < src.length; i++) {
+      const c = src.charCodeAt(i);
+      if (c === 34) {
+        i++;
+        const raw = src.slice(start, i);
+        if (!escaped) return raw.slice(1, -1);
+        try {
+          return JSON.parse(raw) as string;
+        } catch {
+          throw new JsonSyntaxError('invalid escape in string', start);
+        }
+      }
+      if (c === 92) {
+        escaped = true;
+        i++;
+      } else if (c < 32) throw new JsonSyntaxError('control character in string', i);
+    }
+    throw new JsonSyntaxError('unterminated string', start);
   };
 
   const parseValue = (): unknown => {

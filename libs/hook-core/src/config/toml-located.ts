@@ -37,11 +37,28 @@ export function splitTomlKey(raw: string): string[] {
 const HEADER = /^\s*(\[\[?)\s*((?:"(?:[^"\\]|\\.)*"|'[^']*'|[^\]"'#])+?)\s*\]\]?\s*(?:#.*)?$/;
 const KEYLINE = /^\s*((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_.\- \t])+?)\s*=/;
 
-// Builds a map from resolved key paths (with array-of-table indices) to their 1-based line/column.
-function indexLines(text: string): Map<string, { line: number; column: number }> {
-  const map = new Map<string, { line: number; column: number }>();
-  const arrayCounts = new Map<string, number>();
-  let table: Array<string | number> = [];
+/** A node of the key trie: where the key is first defined, its children, and (for arrays of tables) the count. */
+interface KeyNode {
+  loc?: { line: number; column: number };
+  children?: Map<string | number, KeyNode>;
+  count?: number;
+}
+
+// Child node (created on demand), located at `loc` when it has no location yet.
+function child(node: KeyNode, key: string | number, loc: { line: number; column: number }): KeyNode {
+  node.children ??= new Map();
+  let c = node.children.get(key);
+  if (!c) {
+    c = { loc };
+    node.children.set(key, c);
+  }
+  return c;
+}
+
+// Indexes where every table and key is defined (array-of-table elements by index), in one pass over the lines.
+function indexLines(text: string): KeyNode {
+  const root: KeyNode = {};
+  let table = root;
   let multiline: string | null = null;
   let depth = 0;
   const lines = text.split(/\r?\n/);
@@ -55,44 +72,35 @@ function indexLines(text: string): Map<string, { line: number; column: number }>
       depth += bracketDelta(line);
       continue;
     }
-    const h = HEADER.exec(line);
-    if (h) {
+    const first = line.trimStart()[0];
+    if (first === undefined || first === '#') continue;
+    if (first === '[') {
+      const h = HEADER.exec(line);
+      if (!h) continue;
+      const loc = { line: n + 1, column: line.indexOf('[') + 1 };
       const keys = splitTomlKey(h[2] ?? '');
-      const resolved: Array<string | number> = [];
-      for (let k = 0; k < keys.length; k++) {
-        resolved.push(keys[k] ?? '');
-        const id = resolved.join('\u0000');
-        const isLast = k === keys.length - 1;
-        if (isLast && h[1] === '[[') {
-          const next = (arrayCounts.get(id) ?? -1) + 1;
-          // Ids include the parent elements' indices, so nested arrays count per parent element.
-          arrayCounts.set(id, next);
-          resolved.push(next);
-        } else if (arrayCounts.has(id)) {
-          resolved.push(arrayCounts.get(id) ?? 0);
-        }
-      }
-      table = resolved;
-      const col = line.indexOf('[') + 1;
-      // Implicit parent tables are located at their first header too.
-      for (let len = 1; len <= table.length; len++) {
-        const key = pk(table.slice(0, len));
-        if (!map.has(key)) map.set(key, { line: n + 1, column: col });
-      }
+      let node = root;
+      keys.forEach((k, i) => {
+        node = child(node, k, loc);
+        if (i === keys.length - 1 && h[1] === '[[') {
+          node.count = (node.count ?? -1) + 1;
+          node = child(node, node.count, loc);
+        } else if (node.count !== undefined) node = child(node, node.count, loc);
+      });
+      table = node;
       continue;
     }
     const k = KEYLINE.exec(line);
-    if (k && !/^\s*#/.test(line)) {
-      const keyPath = [...table, ...splitTomlKey(k[1] ?? '')];
-      const col = line.search(/\S/) + 1;
-      if (!map.has(pk(keyPath))) map.set(pk(keyPath), { line: n + 1, column: col });
-      const rest = line.slice(k[0].length);
-      const ml = /^\s*("""|''')/.exec(rest);
-      if (ml && ml[1] && !rest.slice(rest.indexOf(ml[1]) + 3).includes(ml[1])) multiline = ml[1];
-      else depth = Math.max(0, bracketDelta(rest));
-    }
+    if (!k) continue;
+    const loc = { line: n + 1, column: line.search(/\S/) + 1 };
+    let node = table;
+    for (const part of splitTomlKey(k[1] ?? '')) node = child(node, part, loc);
+    const rest = line.slice(k[0].length);
+    const ml = /^\s*("""|''')/.exec(rest);
+    if (ml && ml[1] && !rest.slice(rest.indexOf(ml[1]) + 3).includes(ml[1])) multiline = ml[1];
+    else depth = Math.max(0, bracketDelta(rest));
   }
-  return map;
+  return root;
 }
 
 // Net count of opening minus closing brackets/braces outside strings and comments on a line.
@@ -112,22 +120,20 @@ function bracketDelta(line: string): number {
   return d;
 }
 
-// Map key for a path.
-function pk(path: DocPath): string {
-  return path.join('\u0000');
-}
-
 /** A locator over TOML text (the line index is built on first use; the text is not parsed). */
 export function tomlLocator(text: string): Locator {
-  let index: Map<string, { line: number; column: number }> | undefined;
+  let root: KeyNode | undefined;
   return {
-    locate(path) {
-      index ??= indexLines(text);
-      for (let n = path.length; n > 0; n--) {
-        const hit = index.get(pk(path.slice(0, n)));
-        if (hit) return hit;
+    locate(path: DocPath) {
+      root ??= indexLines(text);
+      let node: KeyNode | undefined = root;
+      let found: { line: number; column: number } | undefined;
+      for (const part of path) {
+        node = node?.children?.get(part);
+        if (!node) break;
+        if (node.loc) found = node.loc;
       }
-      return undefined;
+      return found;
     },
   };
 }

@@ -8,7 +8,6 @@ import {
   MATCHER_EVENTS,
   normalizeTimeout,
 } from '../config/events';
-import { canonicalJson } from './canonical-json';
 
 /** Platform for which the effective command is hashed (`win32` hashes `commandWindows` when set). */
 export type HashPlatform = NodeJS.Platform;
@@ -44,6 +43,29 @@ export function hookIdentity(
   return identity;
 }
 
+// Canonical JSON of a hook identity written directly (keys in sorted order; equals canonicalJson(hookIdentity(...))).
+function identityJson(
+  event: HookEvent,
+  matcher: string | undefined,
+  handler: HandlerConfig,
+  platform: HashPlatform,
+): string {
+  const command =
+    platform === 'win32' && handler.commandWindows !== undefined ? handler.commandWindows : handler.command;
+  const limit = handler.additionalContextLimit;
+  let h = '{';
+  if (limit !== undefined && limit !== DEFAULT_ADDITIONAL_CONTEXT_LIMIT && CONTEXT_EVENTS.has(event)) {
+    h += `"additionalContextLimit":${JSON.stringify(limit)},`;
+  }
+  h += `"async":${handler.async === true ? 'true' : 'false'}`;
+  if (command !== undefined) h += `,"command":${JSON.stringify(command)}`;
+  if (handler.statusMessage !== undefined) h += `,"statusMessage":${JSON.stringify(handler.statusMessage)}`;
+  h += `,"timeout":${normalizeTimeout(event, handler.timeout)},"type":${JSON.stringify(handler.type)}}`;
+  let out = `{"event_name":${JSON.stringify(eventSnake(event))},"hooks":[${h}]`;
+  if (matcher !== undefined && MATCHER_EVENTS.has(event)) out += `,"matcher":${JSON.stringify(matcher)}`;
+  return `${out}}`;
+}
+
 // `sha256:<hex>` definition hash of a hook (same for JSON and TOML definitions of the same hook).
 export function hookHash(
   event: HookEvent,
@@ -51,7 +73,7 @@ export function hookHash(
   handler: HandlerConfig,
   platform: HashPlatform = process.platform,
 ): string {
-  const text = canonicalJson(hookIdentity(event, matcher, handler, platform));
+  const text = identityJson(event, matcher, handler, platform);
   return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 

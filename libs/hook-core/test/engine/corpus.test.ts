@@ -1,18 +1,13 @@
 // The real-world corpus: every configuration loads, explains and dispatches without a crash; runnable hooks run.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverHooks, dispatch, explain, HOOK_EVENTS, type SpawnFn } from '@hookwarden/hook-core';
 import { tmp } from './support';
+import { CORPUS_DIR } from '../../../../test/support/shared';
 
-const repo = resolve(__dirname, '../../../..');
-// The shared corpus sits next to the checkout (`../shared`); worktrees are one level deeper.
-const CORPUS = [
-  join(repo, '../shared/corpus/hooks'),
-  join(repo, '../../shared/corpus/hooks'),
-  '/work/shared/corpus/hooks',
-].find((p) => existsSync(p))!;
+const CORPUS = CORPUS_DIR;
 const files = readdirSync(CORPUS).filter((f) => /\.(json|toml)$/.test(f));
 /** Runs `true` in place of the corpus command (the pipeline is real; the third-party scripts are not ours to run). */
 const spawnTrue: SpawnFn = (_file, _args, options) => spawn('/bin/sh', ['-c', 'true'], options);

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { lintPolicy, parsePolicyToml, renderPolicyToml, validatePolicyObject } from '@hookwarden/hook-core';
+import { CORPUS_DIR } from '../../../../test/support/shared';
 
-const CORPUS = '/work/shared/corpus/hooks';
+const CORPUS = CORPUS_DIR;
 
 const SPEC_EXAMPLE = `allow_managed_hooks_only = true
 
@@ -291,5 +292,33 @@ describe('lintPolicy: shipped file modes', () => {
       'script_not_executable@$.hooks.Stop[0].hooks[0].command',
     ]);
     expect(lintPolicy(r.policy, [{ path: 'run.sh', mode: 0o755 }, { path: 'p.py' }]).warnings).toEqual([]);
+  });
+});
+
+describe('renderPolicyToml: carried values of every TOML type', () => {
+  it('round-trips datetimes, nested tables, arrays of tables and quoted keys', () => {
+    const text = `updated = 2026-07-25T04:39:53Z
+day = 2026-07-25
+allowed_sandbox_modes = ["read-only", "workspace-write"]
+
+[permissions."net.example"]
+allow = true
+ratio = 0.5
+
+[[rules.prefix_rules]]
+pattern = [{ token = "git" }, { any_of = ["push", "fetch"] }]
+decision = "prompt"
+`;
+    const r = parsePolicyToml(text);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const out = renderPolicyToml(r.policy);
+    const back = parsePolicyToml(out);
+    expect(back.ok).toBe(true);
+    if (!back.ok) return;
+    expect(back.policy).toEqual(r.policy);
+    expect(renderPolicyToml(back.policy)).toBe(out);
+    expect((back.policy['updated'] as Date).toISOString()).toBe('2026-07-25T04:39:53.000Z');
+    expect(out).toContain('day = 2026-07-25\n');
   });
 });

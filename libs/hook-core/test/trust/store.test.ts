@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { disableHook, discoverHooks, enableHook, trustAll, trustHook, trustProject } from '@hookwarden/hook-core';
+import { CORPUS_DIR } from '../../../../test/support/shared';
 
-const CORPUS_STATE = '/work/shared/corpus/hooks/012-kuhrt-dotfiles-config-hooks-state.toml';
+const CORPUS_STATE = join(CORPUS_DIR, '012-kuhrt-dotfiles-config-hooks-state.toml');
 
 // A user dir with one hooks.json holding two hooks.
 function setup(configText?: string): { home: string; file: string } {

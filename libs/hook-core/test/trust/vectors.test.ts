@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalJson,
   discoverHooks,
+  hookIdentity,
   hookHash,
   hookKeySuffix,
   loadConfigTomlText,
@@ -13,6 +16,7 @@ import {
   type HandlerConfig,
   type HookEvent,
 } from '@hookwarden/hook-core';
+import { TRUST_VECTORS_FILE } from '../../../../test/support/shared';
 
 interface Vector {
   event: HookEvent;
@@ -23,7 +27,7 @@ interface Vector {
   timeoutSec: number;
   hash: string;
 }
-const file = JSON.parse(readFileSync('/work/shared/vectors/trust-hashes.json', 'utf8')) as {
+const file = JSON.parse(readFileSync(TRUST_VECTORS_FILE, 'utf8')) as {
   vectors: Vector[];
   warnings: Record<string, string[]>;
 };
@@ -115,5 +119,18 @@ describe('trust hash vectors from the reference engine', () => {
       hookHash('Stop', undefined, { type: 'command', command: 'echo hi' }, 'linux'),
     );
     expect(hookHash('Stop', undefined, h, 'win32')).not.toBe(hookHash('Stop', undefined, h, 'linux'));
+  });
+});
+
+describe('canonical form', () => {
+  it('the hash is sha256 over canonicalJson(hookIdentity(...))', () => {
+    for (const v of file.vectors.slice(0, 200)) {
+      const id = hookIdentity(v.event, v.matcherPresent ? v.matcher : undefined, v.handler, 'linux');
+      expect(`sha256:${createHash('sha256').update(canonicalJson(id)).digest('hex')}`).toBe(v.hash);
+    }
+  });
+
+  it('canonicalJson sorts keys at every level and is compact', () => {
+    expect(canonicalJson({ b: [{ d: 1, c: 'x' }], a: null, u: undefined })).toBe('{"a":null,"b":[{"c":"x","d":1}]}');
   });
 });

@@ -3,8 +3,9 @@ import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discoverHooks, lintFile, type LintKind } from '@hookwarden/hook-core';
+import { CORPUS_DIR } from '../../../../../test/support/shared';
 
-export const CORPUS = '/work/shared/corpus/hooks';
+export const CORPUS = CORPUS_DIR;
 
 export interface CorpusSummary {
   format: string;
