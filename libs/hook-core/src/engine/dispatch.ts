@@ -18,14 +18,19 @@ import { SpoolSink } from '../record/spool';
 import { pluginEnv } from '../run/shell';
 import { runCommand, systemClock, type RunnerOptions, type RunResult } from '../run/runner';
 import { DEFAULT_CONTEXT_LIMIT_TOKENS, spillIfNeeded, type SpillFs } from '../spill/spill';
+import { discoverHooks, type DiscoverOptions } from '../config/discover';
 import type { Discovery, HookEvent } from '../types';
 import { buildEventInput } from './input';
 import { considerHooks, type Consideration } from './eligibility';
 
-/** Options of a dispatch. Give `discovery` (pre-computed) or `discover` (called once per dispatch). */
+/**
+ * Options of a dispatch. Hooks come from `discovery` (pre-computed), else `discover()`, else
+ * `discoverHooks({ ...discoverOptions, cwd: input.cwd, bypassTrust })`.
+ */
 export interface DispatchOptions {
   discovery?: Discovery;
   discover?: () => Discovery | Promise<Discovery>;
+  discoverOptions?: DiscoverOptions;
   /** `--dangerously-bypass-hook-trust`: run enabled hooks without persisted trust. */
   bypassTrust?: boolean;
   /** `<temp_dir>` for spilled output (default `os.tmpdir()`). */
@@ -78,8 +83,15 @@ export async function dispatch(
   rawInput: Readonly<Record<string, unknown>>,
   options: DispatchOptions = {},
 ): Promise<DispatchResult> {
-  const discovery = options.discovery ?? (options.discover ? await options.discover() : undefined);
-  if (!discovery) throw new Error('dispatch needs a discovery (options.discovery or options.discover)');
+  const discovery =
+    options.discovery ??
+    (options.discover
+      ? await options.discover()
+      : discoverHooks({
+          ...options.discoverOptions,
+          cwd: typeof rawInput.cwd === 'string' && rawInput.cwd !== '' ? rawInput.cwd : options.discoverOptions?.cwd,
+          bypassTrust: options.bypassTrust ?? options.discoverOptions?.bypassTrust,
+        }));
   const uuid = options.uuid ?? randomUUID;
   const clock = options.runner?.clock ?? systemClock;
   const tempDir = options.tempDir ?? tmpdir();

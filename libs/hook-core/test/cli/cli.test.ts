@@ -174,7 +174,7 @@ describe('the built zerotwo-hooks binary', () => {
             spool,
             '--dangerously-bypass-hook-trust',
           ],
-          (err) => (err ? rej(err) : res()),
+          (err: Error | null) => (err ? rej(err) : res()),
         );
         child.stdin!.end(input);
       });

@@ -1,5 +1,5 @@
 // Conformance: concurrency, deterministic order, timeouts, trust/type skips, plugins, spilling through dispatch.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dispatch, explain, MemorySink } from '@hookwarden/hook-core';
@@ -165,5 +165,27 @@ describe('running', () => {
     expect(r.runs[0]!.status).toBe('ran');
     expect(r.runs[0]!.notes).toEqual(['additionalContextLimit is ignored: Stop cannot produce additional context']);
     expect(r.warnings.some((w) => w.includes('additionalContextLimit is ignored'))).toBe(true);
+  });
+});
+
+describe('dispatch with its own discovery', () => {
+  it('discovers from discoverOptions when no discovery is given (cwd from the input)', async () => {
+    const root = tmp('hc-disc-');
+    const home = join(root, 'home');
+    mkdirSync(home);
+    writeFileSync(
+      join(home, 'hooks.json'),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: emit(2, '', 'continue please') }] }] } }),
+    );
+    const r = await dispatch(
+      'Stop',
+      { cwd: root, session_id: 's' },
+      {
+        discoverOptions: { home, systemDir: join(root, 'sys'), requirementsPath: join(root, 'sys', 'req.toml') },
+        bypassTrust: true,
+      },
+    );
+    expect(r.outcome.reasons).toEqual(['continue please']);
+    expect(r.runs[0]!.hook.trust).toBe('untrusted');
   });
 });
