@@ -212,6 +212,9 @@ describe('authoring errors are located and write nothing', () => {
         field: '$.policy.hooks.PreToolUse[0].hooks[0].bogus',
       }),
     );
+    const broken = await post(policyId, '{"toml": "x = 1",');
+    expect(broken.status).toBe(400);
+    expect(broken.body.error, JSON.stringify(broken.body)).toMatchObject({ details: [{ path: '$' }] });
     const neither = await post(policyId, { files: [] });
     expect(neither.status).toBe(400);
     expect(neither.body.error.details[0].path).toBe('$.toml');

@@ -57,7 +57,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
           : typeof (response as { message?: unknown }).message === 'string'
             ? (response as { message: string }).message
             : exception.message;
-      return { status, body: { error: { code: codeForStatus(status), message, requestId } }, headers: {} };
+      // Framework-level request errors (e.g. a body that is not valid JSON) concern the whole body.
+      const details = [400, 413, 415].includes(status) ? [{ path: '$', message, code: 'invalid_body' }] : undefined;
+      return { status, body: { error: { code: codeForStatus(status), message, details, requestId } }, headers: {} };
     }
     const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
     if (
@@ -65,15 +67,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
       fastifyError.statusCode >= 400 &&
       fastifyError.statusCode < 500
     ) {
+      const message = fastifyError.message ?? 'Bad request';
+      // Body parsing errors (malformed JSON, wrong content type, too large) are located at the body root.
+      const details = fastifyError.code?.startsWith('FST_ERR_CTP')
+        ? [{ path: '$', message, code: fastifyError.code }]
+        : undefined;
       return {
         status: fastifyError.statusCode,
-        body: {
-          error: {
-            code: codeForStatus(fastifyError.statusCode),
-            message: fastifyError.message ?? 'Bad request',
-            requestId,
-          },
-        },
+        body: { error: { code: codeForStatus(fastifyError.statusCode), message, details, requestId } },
         headers: {},
       };
     }

@@ -7,6 +7,7 @@ import {
   ApiHeader,
   ApiOkResponse,
   ApiProduces,
+  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -43,6 +44,7 @@ export class VersionsController {
   @ApiCreatedResponse({ type: VersionViewDto, description: 'A new version (with lint warnings).' })
   @ApiOkResponse({ type: VersionViewDto, description: 'Content identical to the latest version: nothing was created.' })
   @ApiConflictResponse({ description: 'Stale base: error.details.currentVersion is the latest version.' })
+  @ApiResponse({ status: 428, description: 'Versions exist but no base was named (baseVersion or If-Match).' })
   async create(
     @Param() params: PolicyIdParamDto,
     @Body() body: CreateVersionDto,
