@@ -50,6 +50,7 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
     .action((opts: CliOptions & { json?: boolean }) => {
       const d = discoverFor(opts);
       io.out(opts.json ? JSON.stringify(d, null, 2) + '\n' : renderList(d));
+      if (d.diagnostics.some((g) => g.severity === 'error')) state.exitCode = EXIT.CONFIG;
     });
 
   withLocations(program.command('explain <event>'))

@@ -132,6 +132,10 @@ describe('zerotwo-hooks', () => {
     expect((await cli(['dispatch', 'NotAnEvent', ...s.loc], '{}')).code).toBe(EXIT.USAGE);
     expect((await cli(['dispatch', 'Stop', ...s.loc], '{oops')).code).toBe(EXIT.USAGE);
     expect((await cli(['no-such-command'])).code).toBe(EXIT.USAGE);
+    writeFileSync(join(s.sys, 'requirements.toml'), 'allow_managed_hooks_only = "yes"\n[hooks\n');
+    const failClosed = await cli(['list', ...s.loc]);
+    expect(failClosed.code).toBe(EXIT.CONFIG);
+    expect(failClosed.out).toContain('hooks: off');
   });
 });
 
