@@ -1,4 +1,5 @@
 // Matcher semantics per event: which input field a matcher filters, exact alternatives vs regex, tool aliases.
+import { compileConfigMatcher } from '../config/matcher';
 import type { HookEvent } from '../types';
 
 /** A compiled matcher: true when the hook should fire for the given candidate names. */
@@ -37,7 +38,6 @@ const TOOL_ALIASES: Readonly<Record<string, readonly string[]>> = {
 };
 
 const MATCH_ALL: MatcherFn = () => true;
-const EXACT_ALTERNATIVES = /^[A-Za-z0-9_|]+$/;
 const cache = new Map<string, MatcherFn | Error>();
 
 /** Whether an event honours `matcher` at all (UserPromptSubmit and Stop ignore it). */
@@ -55,23 +55,15 @@ export function toolMatchCandidates(canonical: string): readonly string[] {
   return TOOL_ALIASES[canonical] ?? [canonical];
 }
 
-/** Compile a matcher string (cached): `*`/`""`/absent match all, word|word lists are exact, else unanchored regex. */
+/** Compile a matcher string (cached): the same compiler discovery validates with, so what loads also runs. */
 export function compileMatcher(matcher: string | undefined | null): MatcherFn | Error {
   if (matcher === undefined || matcher === null || matcher === '' || matcher === '*') return MATCH_ALL;
   const hit = cache.get(matcher);
   if (hit) return hit;
-  let fn: MatcherFn | Error;
-  if (EXACT_ALTERNATIVES.test(matcher)) {
-    const alternatives = new Set(matcher.split('|').filter((a) => a !== ''));
-    fn = (candidates) => candidates.some((c) => alternatives.has(c));
-  } else {
-    try {
-      const re = new RegExp(matcher);
-      fn = (candidates) => candidates.some((c) => re.test(c));
-    } catch (err) {
-      fn = new Error(`invalid matcher regex ${JSON.stringify(matcher)}: ${(err as Error).message}`);
-    }
-  }
+  const compiled = compileConfigMatcher(matcher);
+  const fn: MatcherFn | Error = compiled.ok
+    ? (candidates) => candidates.some((c) => compiled.matcher.test(c))
+    : new Error(`invalid matcher regex ${JSON.stringify(matcher)}: ${compiled.error}`);
   cache.set(matcher, fn);
   return fn;
 }

@@ -5,6 +5,7 @@ import {
   eventUsesMatcher,
   matcherMatches,
   matcherSubject,
+  validateMatcher,
 } from '@hookwarden/hook-core';
 
 const bash = matcherSubject('PreToolUse', { tool_name: 'Bash' });
@@ -24,6 +25,14 @@ describe('matcher (reference pre_matchers cases)', () => {
     expect(fires(m)).toBeInstanceOf(Error);
   });
   it('null matcher matches everything', () => expect(matcherMatches(null, bash)).toBe(true));
+  it('runs matchers exactly as discovery validated them (Rust inline flags and punctuation escapes)', () => {
+    expect(validateMatcher('(?i)^bash$')).toBeUndefined();
+    expect(fires('(?i)^bash$')).toBe(true);
+    expect(validateMatcher('Bash\\!?')).toBeUndefined();
+    expect(fires('^Bash\\!?$')).toBe(true);
+    expect(validateMatcher('(?=Bash)')).toBeDefined();
+    expect(fires('(?=Bash)')).toBeInstanceOf(Error);
+  });
 });
 
 describe('tool aliases and canonical names', () => {
