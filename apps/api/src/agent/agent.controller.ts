@@ -40,9 +40,13 @@ export class AgentController {
   @AgentRoute()
   @ApiBearerAuth()
   @Get('keys')
-  @ApiOkResponse({ type: PublicKeysDto, description: 'Every public key currently trusted to sign bundles.' })
+  @ApiOkResponse({
+    type: PublicKeysDto,
+    description:
+      'Every public key currently trusted to sign bundles, signed by the active key (agents accept new keys only from a key they trust).',
+  })
   async keys(): Promise<PublicKeysDto> {
-    return { keys: await this.signing.trustedKeys() };
+    return this.signing.signedKeyList();
   }
 
   @AgentRoute()

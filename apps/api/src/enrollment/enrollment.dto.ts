@@ -56,5 +56,9 @@ export const enrolledSchema = z.object({
 });
 export class EnrolledDto extends createZodDto(enrolledSchema) {}
 
-export const publicKeysSchema = z.object({ keys: z.array(publicKeySchema) });
+export const publicKeysSchema = z.object({
+  keys: z.array(publicKeySchema),
+  keyId: z.string().describe('Key that signed the list'),
+  signature: z.string().describe('Ed25519 signature (base64) of the canonical JSON of `keys`'),
+});
 export class PublicKeysDto extends createZodDto(publicKeysSchema) {}

@@ -1,6 +1,7 @@
 // Ed25519 bundle signing: the private key from HOOKWARDEN_SIGNING_KEY, or generated once and stored.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { canonicalJson } from '../audit-log/audit-log.writer';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { SigningRepository } from './signing.repository';
@@ -73,6 +74,12 @@ export class SigningService implements OnModuleInit {
   sign(data: Buffer): { keyId: string; signature: string } {
     if (!this.privateKey) throw new Error('signing key not loaded');
     return { keyId: this.kid, signature: sign(null, data, this.privateKey).toString('base64') };
+  }
+
+  // The trusted key list signed by the active key, so agents accept additions only from a key they already trust.
+  async signedKeyList(): Promise<{ keys: PublicKeyView[]; keyId: string; signature: string }> {
+    const keys = await this.trustedKeys();
+    return { keys, ...this.sign(Buffer.from(canonicalJson(keys), 'utf8')) };
   }
 
   // The public keys agents must trust (every non-retired key), cached for a few seconds.
