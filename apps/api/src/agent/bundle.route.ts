@@ -31,12 +31,13 @@ export class BundleRoute implements OnModuleInit {
   ) {}
 
   // Registers the route when this process serves HTTP (the worker has no HTTP adapter).
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
     const fastify = adapter.getInstance<FastifyInstance>();
     fastify.route({ method: 'GET', url: BUNDLE_PATH, handler: (req, reply) => this.handle(req, reply) });
-    await this.cache.start();
+    // Not awaited: the subscription completes when Redis answers (ioredis queues it meanwhile).
+    this.cache.start().catch((err: unknown) => this.logger.warn({ err }, 'could not subscribe to bundle events yet'));
   }
 
   // Sends the one error shape.

@@ -4,11 +4,15 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/api-error';
 import { AUTH_RULE, type AuthedRequest, type AuthRule } from './auth.decorators';
+import { AuthRateLimitService } from './auth-rate-limit.service';
 import type { Principal } from './principal';
 
 @Injectable()
 export class GlobalAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly rateLimit: AuthRateLimitService,
+  ) {
     super({ session: false });
   }
 
@@ -19,8 +23,20 @@ export class GlobalAuthGuard extends AuthGuard('bearer') {
     ]);
     if (!rule) throw new ApiError('forbidden', 'This route has no authorization rule');
     if (rule.kind === 'public') return true;
-    await super.canActivate(context);
-    const principal = context.switchToHttp().getRequest<AuthedRequest>().principal;
+    const request = context.switchToHttp().getRequest<AuthedRequest>();
+    const client = request.ip ?? 'unknown';
+    const wait = this.rateLimit.blockedFor(client);
+    if (wait > 0) throw tooManyFailures(wait);
+    try {
+      await super.canActivate(context);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'unauthorized') {
+        const retryAfter = await this.rateLimit.recordFailure(client);
+        if (retryAfter > 0) throw tooManyFailures(retryAfter);
+      }
+      throw err;
+    }
+    const principal = request.principal;
     if (!principal) throw new ApiError('unauthorized', 'Missing or invalid credentials');
     if (rule.kind === 'agent') {
       if (principal.kind !== 'agent') throw new ApiError('forbidden', 'This route is for endpoint agents only');
@@ -45,4 +61,14 @@ export class GlobalAuthGuard extends AuthGuard('bearer') {
     context.switchToHttp().getRequest<AuthedRequest>().principal = user as unknown as Principal;
     return user;
   }
+}
+
+// The 429 answer to a client over the authentication-failure limit.
+function tooManyFailures(retryAfterSec: number): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `Too many failed authentication attempts from this address; retry in ${retryAfterSec} s`,
+    { retryAfterSec },
+    { 'retry-after': String(retryAfterSec) },
+  );
 }

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'precondition_failed'
+  | 'precondition_required'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -21,6 +22,7 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   precondition_failed: 412,
+  precondition_required: 428,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -42,14 +42,37 @@ export class SigningService implements OnModuleInit {
     private readonly repo: SigningRepository,
   ) {}
 
-  // Loads (or creates) the signing key at start.
-  async onModuleInit(): Promise<void> {
+  private loading: Promise<void> | null = null;
+
+  // Starts loading the key without blocking start-up (the API must come up, and say why it is not ready,
+  // even while PostgreSQL is unreachable); signing waits for it.
+  onModuleInit(): void {
+    void this.ready().catch((err: unknown) => {
+      this.logger.warn({ err }, 'could not load the bundle-signing key yet; will retry when a release is signed');
+    });
+  }
+
+  // Resolves once the key is loaded (retried on the next call after a failure).
+  ready(): Promise<void> {
+    if (this.privateKey) return Promise.resolve();
+    if (!this.loading) {
+      this.loading = this.load().catch((err: unknown) => {
+        this.loading = null;
+        throw err;
+      });
+    }
+    return this.loading;
+  }
+
+  // Loads the configured key (publishing its public half) or the stored one, generating it on first start.
+  private async load(): Promise<void> {
     if (this.config.HOOKWARDEN_SIGNING_KEY) {
       const key = parsePrivateKey(this.config.HOOKWARDEN_SIGNING_KEY);
       const pub = createPublicKey(key);
+      const kid = keyIdOf(pub);
+      await this.repo.ensurePublic(kid, pub.export({ type: 'spki', format: 'pem' }).toString());
+      this.kid = kid;
       this.privateKey = key;
-      this.kid = keyIdOf(pub);
-      await this.repo.ensurePublic(this.kid, pub.export({ type: 'spki', format: 'pem' }).toString());
       return;
     }
     const { key, created } = await this.repo.findOrCreatePrivate(() => {
@@ -66,8 +89,8 @@ export class SigningService implements OnModuleInit {
           'set HOOKWARDEN_SIGNING_KEY to manage the key yourself',
       );
     }
-    this.privateKey = createPrivateKey(key.privateKeyPem!);
     this.kid = key.kid;
+    this.privateKey = createPrivateKey(key.privateKeyPem!);
   }
 
   // Signs bytes; returns the key id and the base64 signature.
@@ -78,12 +101,14 @@ export class SigningService implements OnModuleInit {
 
   // The trusted key list signed by the active key, so agents accept additions only from a key they already trust.
   async signedKeyList(): Promise<{ keys: PublicKeyView[]; keyId: string; signature: string }> {
+    await this.ready();
     const keys = await this.trustedKeys();
     return { keys, ...this.sign(Buffer.from(canonicalJson(keys), 'utf8')) };
   }
 
   // The public keys agents must trust (every non-retired key), cached for a few seconds.
   async trustedKeys(): Promise<PublicKeyView[]> {
+    await this.ready();
     if (this.trustedCache && Date.now() - this.trustedCache.at < 10_000) return this.trustedCache.keys;
     const keys = await this.repo.trusted();
     this.trustedCache = { at: Date.now(), keys };

@@ -1,12 +1,14 @@
 // Request/response schemas of the API-token routes.
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { pageSchema, paginationQuerySchema } from '../common/pagination';
+import { nameText } from '../common/text';
 
 export const roleSchema = z.enum(['admin', 'auditor']);
 
 export const createTokenSchema = z
   .object({
-    name: z.string().trim().min(1).max(200).describe('Who or what the token is for'),
+    name: nameText().describe('Who or what the token is for'),
     role: roleSchema,
     expiresAt: z.iso.datetime({ offset: true }).optional().describe('Optional expiry (ISO 8601)'),
   })
@@ -32,3 +34,14 @@ export const createdTokenSchema = tokenViewSchema.extend({
 export class CreatedTokenDto extends createZodDto(createdTokenSchema) {}
 
 export type TokenView = z.infer<typeof tokenViewSchema>;
+
+export class TokenPageDto extends createZodDto(pageSchema(tokenViewSchema)) {}
+
+export const listTokensQuerySchema = paginationQuerySchema.extend({
+  role: roleSchema.optional().describe('Only tokens with this role'),
+  active: z.enum(['true', 'false']).optional().describe('true: only live tokens; false: only revoked or expired'),
+});
+export class ListTokensQueryDto extends createZodDto(listTokensQuerySchema) {}
+
+export const tokenIdParamSchema = z.object({ id: z.uuid() });
+export class TokenIdParamDto extends createZodDto(tokenIdParamSchema) {}

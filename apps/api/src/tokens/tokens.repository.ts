@@ -1,8 +1,14 @@
 // Persistence of API tokens (hashes only) and their audit entries.
 import { Injectable } from '@nestjs/common';
-import type { ApiToken, Role } from '@prisma/client';
+import type { ApiToken, Prisma, Role } from '@prisma/client';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
+import { afterCreatedAtId, type CreatedAtIdKey } from '../common/pagination';
 import { PrismaService } from '../prisma/prisma.service';
+
+export interface TokenFilter {
+  role?: Role;
+  active?: boolean;
+}
 
 export interface NewToken {
   name: string;
@@ -47,14 +53,20 @@ export class TokensRepository {
     });
   }
 
-  // Lists tokens newest first, after an optional keyset cursor.
-  async list(limit: number, after?: { createdAt: Date; id: string }): Promise<ApiToken[]> {
+  // Lists tokens newest first, after an optional keyset cursor (fetches `take` rows).
+  async list(filter: TokenFilter, take: number, after?: CreatedAtIdKey): Promise<ApiToken[]> {
+    const now = new Date();
+    const where: Prisma.ApiTokenWhereInput[] = [afterCreatedAtId(after)];
+    if (filter.role) where.push({ role: filter.role });
+    if (filter.active === true) {
+      where.push({ revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] });
+    } else if (filter.active === false) {
+      where.push({ OR: [{ revokedAt: { not: null } }, { expiresAt: { lte: now } }] });
+    }
     return this.prisma.apiToken.findMany({
-      where: after
-        ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
-        : undefined,
+      where: { AND: where },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit,
+      take,
     });
   }
 

@@ -5,7 +5,8 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
 import { hashSecret, newSecret, secretPrefix, USER_TOKEN_PREFIX } from '../auth/principal';
 import { ApiError } from '../common/api-error';
-import { TokensRepository } from './tokens.repository';
+import { createdAtIdKey, decodeCursor, type Page, toPage } from '../common/pagination';
+import { type TokenFilter, TokensRepository } from './tokens.repository';
 import type { TokenView } from './tokens.dto';
 
 const SYSTEM_ACTOR: AuditContext = { actorId: null, actorName: 'system', role: 'system' };
@@ -83,8 +84,18 @@ export class TokensService {
     return toTokenView(row);
   }
 
-  // Lists tokens, newest first.
-  async list(limit: number, after?: { createdAt: Date; id: string }): Promise<TokenView[]> {
-    return (await this.tokens.list(limit, after)).map(toTokenView);
+  // Lists tokens newest first, one page at a time.
+  async list(query: {
+    limit: number;
+    cursor?: string;
+    role?: Role;
+    active?: 'true' | 'false';
+  }): Promise<Page<TokenView>> {
+    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const filter: TokenFilter = {};
+    if (query.role) filter.role = query.role;
+    if (query.active) filter.active = query.active === 'true';
+    const rows = await this.tokens.list(filter, query.limit + 1, after);
+    return toPage(rows, query.limit, toTokenView, (t) => ({ t: t.createdAt.toISOString(), id: t.id }));
   }
 }

@@ -1,0 +1,109 @@
+// `npm run tokens -- create|revoke|list`: manage people's API tokens from the server's shell (same service as the API).
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Command, InvalidArgumentError } from 'commander';
+import { AppModule } from '../app.module';
+import type { AuditContext } from '../audit-log/audit-log.writer';
+import { ApiError } from '../common/api-error';
+import { ConfigError, loadConfig } from '../config/config.schema';
+import { TokensService } from '../tokens/tokens.service';
+
+const CLI_ACTOR: AuditContext = { actorId: null, actorName: 'cli', role: 'system', requestId: null, clientIp: null };
+
+// Runs `work` with the token service of a Nest application context, then closes it.
+async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promise<T> {
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error'] });
+  try {
+    return await work(app.get(TokensService));
+  } finally {
+    await app.close();
+  }
+}
+
+// Commander parser for `--role`.
+function parseRole(value: string): 'admin' | 'auditor' {
+  if (value !== 'admin' && value !== 'auditor') throw new InvalidArgumentError('must be admin or auditor');
+  return value;
+}
+
+// Builds the command-line program (exported for tests).
+export function buildProgram(out: (s: string) => void = (s) => process.stdout.write(s)): Command {
+  const program = new Command('tokens').description('Create, list and revoke Hookwarden API tokens');
+  program
+    .command('create')
+    .description('Create a token and print its secret (shown only once)')
+    .requiredOption('--name <name>', 'who or what the token is for')
+    .requiredOption('--role <role>', 'admin or auditor', parseRole)
+    .option('--expires <iso>', 'expiry time (ISO 8601)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { name: string; role: 'admin' | 'auditor'; expires?: string; json?: boolean }) => {
+      if (opts.expires !== undefined && Number.isNaN(Date.parse(opts.expires))) {
+        throw new InvalidArgumentError(`--expires: not an ISO 8601 time: ${opts.expires}`);
+      }
+      const created = await withTokens((t) =>
+        t.create(
+          {
+            name: opts.name,
+            role: opts.role,
+            ...(opts.expires ? { expiresAt: new Date(opts.expires).toISOString() } : {}),
+          },
+          CLI_ACTOR,
+        ),
+      );
+      if (opts.json) out(`${JSON.stringify(created)}\n`);
+      else
+        out(
+          `Created ${created.role} token ${created.id} (${created.name}). Secret (shown only once):\n\n  ${created.token}\n\n`,
+        );
+    });
+  program
+    .command('revoke <id>')
+    .description('Revoke a token by id')
+    .action(async (id: string) => {
+      const revoked = await withTokens((t) => t.revoke(id, CLI_ACTOR));
+      out(`Revoked token ${revoked.id} (${revoked.name}) at ${revoked.revokedAt}\n`);
+    });
+  program
+    .command('list')
+    .description('List tokens, newest first')
+    .option('--json', 'print JSON lines')
+    .action(async (opts: { json?: boolean }) => {
+      await withTokens(async (t) => {
+        let cursor: string | undefined;
+        do {
+          const page = await t.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+          for (const tok of page.items) {
+            if (opts.json) out(`${JSON.stringify(tok)}\n`);
+            else {
+              const state = tok.revokedAt
+                ? 'revoked'
+                : tok.expiresAt && Date.parse(tok.expiresAt) <= Date.now()
+                  ? 'expired'
+                  : 'active';
+              out(`${tok.id}  ${tok.role.padEnd(7)}  ${state.padEnd(7)}  ${tok.prefix}…  ${tok.name}\n`);
+            }
+          }
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor);
+      });
+    });
+  return program;
+}
+
+// Entry point: exit 0 on success, 1 on a failure with its message (78 for bad configuration).
+async function main(): Promise<void> {
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78);
+    }
+    const message = err instanceof ApiError ? err.message : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`tokens: ${message}\n`);
+    process.exit(1);
+  }
+}
+
+if (require.main === module) void main();

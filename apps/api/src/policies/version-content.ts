@@ -1,0 +1,196 @@
+// Turns an authoring request into validated version content (canonical TOML, structured form, files, digest),
+// or located diagnostics. Pure and synchronous: runs before any database work, so rejections are cheap.
+import { createHash } from 'node:crypto';
+import {
+  type ConfigDiagnostic,
+  lintPolicy,
+  parsePolicyToml,
+  type PolicyDocument,
+  type PolicyParseResult,
+  renderPolicyToml,
+  unsafeFilePath,
+  validatePolicyObject,
+} from '@hookwarden/hook-core';
+import { canonicalJson } from '../audit-log/audit-log.writer';
+import { isStorableText } from '../common/text';
+import { type CreateVersionInput, type DiagnosticView, MAX_FILE_BYTES } from './versions.dto';
+
+/** Deepest nesting accepted in a structured policy (TOML documents are far shallower in practice). */
+export const MAX_POLICY_DEPTH = 32;
+
+export interface PreparedFile {
+  path: string;
+  content: Buffer;
+  sha256: string;
+  size: number;
+  mode: number;
+}
+
+export interface PreparedVersion {
+  toml: string;
+  structured: Record<string, unknown>;
+  files: PreparedFile[];
+  digest: string;
+  warnings: DiagnosticView[];
+}
+
+export type Preparation = { ok: true; version: PreparedVersion } | { ok: false; errors: DiagnosticView[] };
+
+// A request-level problem (not inside the policy document), located by its request path.
+function requestError(code: string, message: string, field: string): DiagnosticView {
+  return { severity: 'error', code, message, path: field, field };
+}
+
+// Adds the request-body location to a hook-core diagnostic.
+function located(d: ConfigDiagnostic, form: 'toml' | 'policy'): DiagnosticView {
+  const out: DiagnosticView = { ...d };
+  if (d.path?.startsWith('$.files[')) out.field = d.path;
+  else if (form === 'policy') out.field = d.path ? `$.policy${d.path.slice(1)}` : '$.policy';
+  else out.field = '$.toml';
+  if (out.path === undefined && out.line === undefined) out.path = '$';
+  return out;
+}
+
+// Checks a structured value for nesting depth and strings PostgreSQL cannot store; iterative (no stack limits).
+function checkStructure(root: unknown): DiagnosticView[] {
+  const errors: DiagnosticView[] = [];
+  const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: root, path: '$.policy', depth: 0 }];
+  while (stack.length > 0 && errors.length < 50) {
+    const { v, path, depth } = stack.pop()!;
+    if (depth > MAX_POLICY_DEPTH) {
+      errors.push(requestError('too_deep', `nested deeper than ${MAX_POLICY_DEPTH} levels`, path));
+      continue;
+    }
+    if (typeof v === 'string') {
+      if (!isStorableText(v)) errors.push(requestError('invalid_text', 'string has a NUL or unpaired surrogate', path));
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => stack.push({ v: x, path: `${path}[${i}]`, depth: depth + 1 }));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        const child = /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`;
+        if (!isStorableText(k)) errors.push(requestError('invalid_text', 'key has a NUL or unpaired surrogate', child));
+        stack.push({ v: x, path: child, depth: depth + 1 });
+      }
+    }
+  }
+  return errors;
+}
+
+// Decodes and checks the managed files: safe relative paths, no duplicates, size and mode limits.
+function prepareFiles(input: CreateVersionInput['files']): { files: PreparedFile[]; errors: DiagnosticView[] } {
+  const errors: DiagnosticView[] = [];
+  const files: PreparedFile[] = [];
+  const seen = new Map<string, number>();
+  input.forEach((f, i) => {
+    const at = `$.files[${i}]`;
+    const bad = unsafeFilePath(f.path) ?? (isStorableText(f.path) ? undefined : 'is not well-formed Unicode');
+    if (bad) errors.push(requestError('unsafe_file_path', `file ${JSON.stringify(f.path)}: ${bad}`, `${at}.path`));
+    const key = f.path.normalize('NFC');
+    const first = seen.get(key);
+    if (first !== undefined) {
+      errors.push(
+        requestError('duplicate_file_path', `file ${JSON.stringify(f.path)} is also $.files[${first}]`, `${at}.path`),
+      );
+    } else seen.set(key, i);
+    let content: Buffer;
+    if (f.encoding === 'base64') {
+      if (f.content.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(f.content)) {
+        errors.push(requestError('invalid_base64', 'content is not valid base64', `${at}.content`));
+        return;
+      }
+      content = Buffer.from(f.content, 'base64');
+    } else {
+      content = Buffer.from(f.content, 'utf8');
+    }
+    if (content.length > MAX_FILE_BYTES) {
+      errors.push(
+        requestError(
+          'file_too_large',
+          `file is ${content.length} bytes; the limit is ${MAX_FILE_BYTES}`,
+          `${at}.content`,
+        ),
+      );
+      return;
+    }
+    files.push({
+      path: f.path,
+      content,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      size: content.length,
+      mode: f.mode,
+    });
+  });
+  return { files, errors };
+}
+
+// The content digest: sha256 of the canonical JSON of the TOML and every file's path, sha256 and mode.
+export function versionDigest(toml: string, files: Array<{ path: string; sha256: string; mode: number }>): string {
+  const list = files
+    .map((f) => ({ path: f.path, sha256: f.sha256, mode: f.mode }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return (
+    'sha256:' +
+    createHash('sha256')
+      .update(canonicalJson({ toml, files: list }))
+      .digest('hex')
+  );
+}
+
+// Drops values JSON cannot carry (dates become ISO strings) so the structured form stores as jsonb.
+function toJsonObject(policy: PolicyDocument): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(policy)) as Record<string, unknown>;
+}
+
+// Validates an authoring request with hook-core (schema + lint) and builds the version content.
+export function prepareVersion(input: CreateVersionInput): Preparation {
+  const form = input.toml !== undefined ? 'toml' : 'policy';
+  const { files, errors: fileErrors } = prepareFiles(input.files);
+  if (form === 'policy') {
+    const structural = checkStructure(input.policy);
+    if (structural.length > 0) return { ok: false, errors: [...structural, ...fileErrors] };
+  }
+  try {
+    return validateAndRender(input, form, files, fileErrors);
+  } catch (err) {
+    // hook-core rejects by returning diagnostics; a throw (e.g. a stack overflow on pathological input) is still the
+    // document's fault, so it is reported against it rather than as a server error.
+    const field = form === 'toml' ? '$.toml' : '$.policy';
+    const message = `cannot process the document: ${(err as Error).message}`;
+    return { ok: false, errors: [requestError('unprocessable', message, field), ...fileErrors] };
+  }
+}
+
+// The hook-core part of prepareVersion: parse/validate, lint, render.
+function validateAndRender(
+  input: CreateVersionInput,
+  form: 'toml' | 'policy',
+  files: PreparedFile[],
+  fileErrors: DiagnosticView[],
+): Preparation {
+  const parsed: PolicyParseResult = form === 'toml' ? parsePolicyToml(input.toml!) : validatePolicyObject(input.policy);
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      errors: [...parsed.diagnostics.filter((d) => d.severity === 'error').map((d) => located(d, form)), ...fileErrors],
+    };
+  }
+  if (form === 'toml') {
+    const structural = checkStructure(parsed.policy).map((d) => ({ ...d, field: '$.toml' }));
+    if (structural.length > 0) return { ok: false, errors: [...structural, ...fileErrors] };
+  }
+  const lint = lintPolicy(
+    parsed.policy,
+    input.files.map((f) => ({ path: f.path, mode: f.mode, size: files.find((p) => p.path === f.path)?.size ?? 0 })),
+    form === 'toml' ? { sourceText: input.toml! } : {},
+  );
+  const lintErrors = lint.errors.filter((d) => d.code !== 'unsafe_file_path').map((d) => located(d, form));
+  if (lintErrors.length > 0 || fileErrors.length > 0) return { ok: false, errors: [...lintErrors, ...fileErrors] };
+  const toml = renderPolicyToml(parsed.policy);
+  const warnings = [...parsed.diagnostics.filter((d) => d.severity === 'warning'), ...lint.warnings].map((d) =>
+    located(d, form),
+  );
+  return {
+    ok: true,
+    version: { toml, structured: toJsonObject(parsed.policy), files, digest: versionDigest(toml, files), warnings },
+  };
+}

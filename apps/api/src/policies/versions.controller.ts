@@ -1,0 +1,95 @@
+// Policy-version routes: author (admins), list/read/requirements.toml/diff (admins and auditors). Versions are immutable.
+import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AuditCtx } from '../audit-log/audit-context.decorator';
+import type { AuditContext } from '../audit-log/audit-log.writer';
+import { ReadRoles, Roles } from '../auth/auth.decorators';
+import type { Page } from '../common/pagination';
+import { PolicyIdParamDto } from './policies.dto';
+import {
+  CreateVersionDto,
+  DiffParamsDto,
+  DiffQueryDto,
+  type DiffView,
+  DiffViewDto,
+  GetVersionQueryDto,
+  ListVersionsQueryDto,
+  VersionPageDto,
+  VersionParamsDto,
+  type VersionSummary,
+  type VersionView,
+  VersionViewDto,
+} from './versions.dto';
+import { VersionsService } from './versions.service';
+
+@ApiTags('policy versions')
+@ApiBearerAuth()
+@Controller('v1/policies/:id/versions')
+export class VersionsController {
+  constructor(private readonly versions: VersionsService) {}
+
+  @Roles('admin')
+  @Post()
+  @ApiHeader({ name: 'If-Match', required: false, description: 'Quoted digest of the version this edit is based on' })
+  @ApiCreatedResponse({ type: VersionViewDto, description: 'A new version (with lint warnings).' })
+  @ApiOkResponse({ type: VersionViewDto, description: 'Content identical to the latest version: nothing was created.' })
+  @ApiConflictResponse({ description: 'Stale base: error.details.currentVersion is the latest version.' })
+  async create(
+    @Param() params: PolicyIdParamDto,
+    @Body() body: CreateVersionDto,
+    @Headers('if-match') ifMatch: string | undefined,
+    @AuditCtx() ctx: AuditContext,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<VersionView> {
+    const result = await this.versions.create(params.id, body, ifMatch, ctx);
+    void reply.status(result.created ? 201 : 200).header('etag', `"${result.version.digest}"`);
+    return result.version;
+  }
+
+  @ReadRoles()
+  @Get()
+  @ApiOkResponse({ type: VersionPageDto })
+  list(@Param() params: PolicyIdParamDto, @Query() query: ListVersionsQueryDto): Promise<Page<VersionSummary>> {
+    return this.versions.list(params.id, query);
+  }
+
+  @ReadRoles()
+  @Get(':n')
+  @ApiOkResponse({ type: VersionViewDto })
+  get(@Param() params: VersionParamsDto, @Query() query: GetVersionQueryDto): Promise<VersionView> {
+    return this.versions.get(params.id, params.n, query.withContent === 'true');
+  }
+
+  @ReadRoles()
+  @Get(':n/requirements.toml')
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ schema: { type: 'string' }, description: 'The canonical requirements.toml, byte for byte.' })
+  async toml(@Param() params: VersionParamsDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    const { text, digest } = await this.versions.toml(params.id, params.n);
+    void reply.header('content-type', 'text/plain; charset=utf-8').header('etag', `"${digest}"`);
+    return text;
+  }
+
+  @ReadRoles()
+  @Get(':a/diff/:b')
+  @ApiProduces('application/json', 'text/x-diff')
+  @ApiOkResponse({ type: DiffViewDto, description: 'Per-file unified diffs; ?format=text gives one text/x-diff.' })
+  async diff(
+    @Param() params: DiffParamsDto,
+    @Query() query: DiffQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<DiffView | string> {
+    const result = await this.versions.diff(params.id, params.a, params.b, query.format, query.context);
+    if (typeof result === 'string') void reply.header('content-type', 'text/x-diff; charset=utf-8');
+    return result;
+  }
+}
