@@ -1,6 +1,7 @@
 // Per-process bundle delivery state: group → bundle state cache and group → held long-poll requests.
 // Invalidated by the Redis bundle-events channel, so answering a revalidation costs no database query.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { AuthService } from '../auth/auth.service';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { BundleEventsService } from '../releases/bundle-events.service';
@@ -18,8 +19,9 @@ interface CacheEntry {
 export interface Waiter {
   endpointId: string;
   ifNoneMatch: string | undefined;
-  /** Called once with the endpoint's new bundle (null: none) or `undefined` when the wait ended unchanged. */
-  finish(bundle: ServedBundle | null | undefined): void;
+  /** Called once with the endpoint's new bundle (null: none), `undefined` when the wait ended unchanged,
+   *  or 'revoked' when the endpoint was revoked meanwhile. */
+  finish(bundle: ServedBundle | null | undefined | 'revoked'): void;
 }
 
 // True when the client's If-None-Match names this bundle (or there is no bundle to send).
@@ -37,19 +39,26 @@ export class BundleCacheService implements OnModuleDestroy {
   private readonly generation = new Map<string, number>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private held = 0;
+  /** Endpoints revoked since this process started (announced on the bundle-events channel). */
+  private readonly revoked = new Set<string>();
   private started = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly releases: ReleasesService,
     private readonly events: BundleEventsService,
+    private readonly auth: AuthService,
   ) {}
 
   // Subscribes this process to bundle events (called by the HTTP route registration only).
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.events.subscribe((groupId) => this.onChange(groupId));
+    await this.events.subscribe((message) => {
+      if (message?.startsWith(BundleEventsService.REVOKED))
+        this.onRevoked(message.slice(BundleEventsService.REVOKED.length));
+      else this.onChange(message);
+    });
   }
 
   // Number of requests held right now.
@@ -113,6 +122,20 @@ export class BundleCacheService implements OnModuleDestroy {
     };
   }
 
+  // An endpoint was revoked (on any instance): forget cached credentials and end its held requests with 401.
+  onRevoked(endpointId: string): void {
+    this.revoked.add(endpointId);
+    this.auth.invalidate();
+    for (const set of [...this.waiters.values()]) {
+      for (const w of [...set]) if (w.endpointId === endpointId) w.finish('revoked');
+    }
+  }
+
+  // True when the endpoint was revoked while its request was held.
+  isRevoked(endpointId: string): boolean {
+    return this.revoked.has(endpointId);
+  }
+
   // A group's bundle changed (null: maybe every group): drop the cache and answer the waiters whose bundle changed.
   onChange(groupId: string | null): void {
     const groups = groupId === null ? [...new Set([...this.cache.keys(), ...this.waiters.keys()])] : [groupId];
@@ -139,7 +162,8 @@ export class BundleCacheService implements OnModuleDestroy {
     if (!set) return;
     for (const w of [...set]) {
       const bundle = bundleFor(state, w.endpointId);
-      if (!unchanged(bundle, w.ifNoneMatch)) w.finish(bundle);
+      if (this.revoked.has(w.endpointId)) w.finish('revoked');
+      else if (!unchanged(bundle, w.ifNoneMatch)) w.finish(bundle);
     }
   }
 

@@ -65,30 +65,6 @@ export class BundleRoute implements OnModuleInit {
     return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(bundle.body);
   }
 
-  // A held request is answered with a new bundle only if its credential is still valid (revoked meanwhile: 401).
-  private async deliverAfterRecheck(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    secret: string,
-    next: ServedBundle | null,
-    wait: number,
-  ): Promise<void> {
-    let still = null;
-    try {
-      still = await this.auth.authenticate(secret);
-    } catch {
-      still = null;
-    }
-    if (reply.sent || reply.raw.destroyed) return;
-    if (!still) {
-      void this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
-        'www-authenticate': 'Bearer',
-      });
-      return;
-    }
-    void this.answer(reply, next, true, wait);
-  }
-
   // The handler: authenticate, resolve from the cache, answer or hold.
   private async handle(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const header = req.headers.authorization;
@@ -141,7 +117,12 @@ export class BundleRoute implements OnModuleInit {
           finish: (next) => {
             if (reply.sent || reply.raw.destroyed) return;
             if (next === undefined) return void this.answer(reply, bundle, false, wait);
-            void this.deliverAfterRecheck(req, reply, secret, next, wait);
+            if (next === 'revoked') {
+              return void this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
+                'www-authenticate': 'Bearer',
+              });
+            }
+            void this.answer(reply, next, true, wait);
           },
         },
         wait * 1000,

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
 import { ApiError } from '../common/api-error';
+import { BundleEventsService } from '../releases/bundle-events.service';
 import type { EndpointView } from './endpoints.dto';
 import { type EndpointFilter, type EndpointRow, EndpointsRepository } from './endpoints.repository';
 
@@ -30,6 +31,7 @@ export class EndpointsService {
   constructor(
     private readonly repo: EndpointsRepository,
     private readonly auth: AuthService,
+    private readonly events: BundleEventsService,
   ) {}
 
   // Converts a row to its public view.
@@ -83,6 +85,7 @@ export class EndpointsService {
     const row = await this.repo.revoke(id, ctx);
     if (!row) throw new ApiError('not_found', `Endpoint ${id} not found`);
     this.auth.invalidate();
+    await this.events.publishRevoked(id);
     const versions = await this.repo.versionsOfReleases(row.appliedReleaseId ? [row.appliedReleaseId] : []);
     return this.view(row, versions);
   }

@@ -2,7 +2,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisService } from '../redis/redis.module';
 
-export type BundleEventHandler = (groupId: string | null) => void;
+/** Receives a group id, `revoked:<endpointId>`, or null ("anything may have changed"). */
+export type BundleEventHandler = (message: string | null) => void;
 
 @Injectable()
 export class BundleEventsService {
@@ -26,6 +27,14 @@ export class BundleEventsService {
         'could not publish a bundle change; other instances catch up within the cache TTL',
       );
     }
+  }
+
+  /** Message prefix announcing a revoked endpoint (its held requests end with 401 on every instance). */
+  static readonly REVOKED = 'revoked:';
+
+  // Announces a revoked endpoint.
+  async publishRevoked(endpointId: string): Promise<void> {
+    await this.publish(BundleEventsService.REVOKED + endpointId);
   }
 
   // Registers a handler; the first one subscribes the process. `null` means "everything may have changed"
