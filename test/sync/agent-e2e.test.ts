@@ -70,8 +70,8 @@ function startAgent(a: Agent, extra: string[] = []): AgentProcess {
 }
 
 // The visible layer a policy version must produce.
-function layerOf(marker: string, files: Array<{ path: string; content: string; mode?: number }>) {
-  const out: Record<string, string> = { 'requirements.toml': requirementsToml(MANAGED, marker) };
+function layerOf(toml: string, files: Array<{ path: string; content: string; mode?: number }>) {
+  const out: Record<string, string> = { 'requirements.toml': toml };
   for (const f of files) out[f.path] = `${(f.mode ?? 0o755).toString(8)}:${f.content}`;
   return out;
 }
@@ -85,7 +85,7 @@ async function secretFor(groupId: string): Promise<string> {
 
 describe('agent end to end', () => {
   it('enroll → publish → applied through the long poll; rollback; drift repaired and reported', async () => {
-    const { groupId, policyId } = await createGroupWithPolicy(api.db.url);
+    const { groupId, policyId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     const a = await enrollAgent(secret, 'solo');
     const filesV1 = [
@@ -93,8 +93,8 @@ describe('agent end to end', () => {
       { path: 'lib/util.sh', content: 'UTIL=1\n', mode: 0o644 },
     ];
     const filesV2 = [{ path: 'check.sh', content: '#!/bin/sh\necho v2\n' }];
-    const v1 = await createVersion(api.db.url, policyId, requirementsToml(MANAGED, 'v1'), filesV1);
-    const v2 = await createVersion(api.db.url, policyId, requirementsToml(MANAGED, 'v2'), filesV2);
+    const v1 = await createVersion(api, policyId, requirementsToml(MANAGED, 'v1'), filesV1);
+    const v2 = await createVersion(api, policyId, requirementsToml(MANAGED, 'v2'), filesV2);
 
     startAgent(a, ['--poll-wait', '30', '--drift-interval', '1']);
     const cache = api.app.get(BundleCacheService);
@@ -103,7 +103,7 @@ describe('agent end to end', () => {
     // With a 30 s poll wait, applying within 2 s can only come from the long poll being woken.
     const t0 = Date.now();
     expect((await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId })).status).toBe(201);
-    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf('v1', filesV1)), 5000, 'v1 on disk');
+    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf(v1.toml, filesV1)), 5000, 'v1 on disk');
     expect(Date.now() - t0).toBeLessThan(2000);
     await waitFor(
       async () => (await admin('GET', `/v1/endpoints/${a.endpointId}`)).body.appliedRevision === 1,
@@ -117,14 +117,14 @@ describe('agent end to end', () => {
     await waitFor(() => cache.heldCount >= 1, 5000, 'held again');
     const t1 = Date.now();
     await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v2.versionId });
-    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf('v2', filesV2)), 5000, 'v2 on disk');
+    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf(v2.toml, filesV2)), 5000, 'v2 on disk');
     expect(Date.now() - t1).toBeLessThan(2000);
 
     // Rollback: release the earlier version again (revision 3).
     const rb = await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId });
     expect(rb.body.revision).toBe(3);
     await waitFor(
-      async () => same(await visibleLayer(a.root, MANAGED), layerOf('v1', filesV1)),
+      async () => same(await visibleLayer(a.root, MANAGED), layerOf(v1.toml, filesV1)),
       5000,
       'rollback on disk',
     );
@@ -138,7 +138,7 @@ describe('agent end to end', () => {
     await fs.writeFile(path.join(a.root, MANAGED, 'check.sh'), '#!/bin/sh\necho tampered\n');
     await fs.rm(path.join(a.root, MANAGED, 'lib/util.sh'));
     await waitFor(
-      async () => same(await visibleLayer(a.root, MANAGED), layerOf('v1', filesV1)),
+      async () => same(await visibleLayer(a.root, MANAGED), layerOf(v1.toml, filesV1)),
       5000,
       'drift repaired',
     );
@@ -159,38 +159,38 @@ describe('agent end to end', () => {
   }, 60_000);
 
   it('a revoked endpoint gets 401 and keeps its layer', async () => {
-    const { groupId, policyId } = await createGroupWithPolicy(api.db.url);
+    const { groupId, policyId } = await createGroupWithPolicy(api);
     const a = await enrollAgent(await secretFor(groupId), 'revoked');
     const files = [{ path: 'check.sh', content: '#!/bin/sh\necho keep\n' }];
-    const v1 = await createVersion(api.db.url, policyId, requirementsToml(MANAGED, 'keep'), files);
+    const v1 = await createVersion(api, policyId, requirementsToml(MANAGED, 'keep'), files);
     await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId });
     const p = startAgent(a, ['--poll-wait', '1', '--max-backoff', '500']);
-    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf('keep', files)), 10_000, 'applied');
+    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf(v1.toml, files)), 10_000, 'applied');
     expect((await admin('POST', `/v1/endpoints/${a.endpointId}/revoke`)).status).toBe(200);
-    const v2 = await createVersion(api.db.url, policyId, requirementsToml(MANAGED, 'after-revoke'), []);
+    const v2 = await createVersion(api, policyId, requirementsToml(MANAGED, 'after-revoke'), []);
     await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v2.versionId });
     await waitFor(() => /"status":401/.test(p.stderr()), 10_000, 'a 401 in the agent log');
-    expect(await visibleLayer(a.root, MANAGED)).toEqual(layerOf('keep', files));
+    expect(await visibleLayer(a.root, MANAGED)).toEqual(layerOf(v1.toml, files));
     await stopAgent(p);
-    expect(await visibleLayer(a.root, MANAGED)).toEqual(layerOf('keep', files));
+    expect(await visibleLayer(a.root, MANAGED)).toEqual(layerOf(v1.toml, files));
   }, 30_000);
 
   it('a staged rollout moves through its rings to real agents and pauses on their apply failures', async () => {
-    const { groupId, policyId } = await createGroupWithPolicy(api.db.url);
+    const { groupId, policyId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     const agents: Agent[] = [];
     for (let i = 0; i < 6; i++) agents.push(await enrollAgent(secret, `ring-${i}`));
     const f1 = [{ path: 'check.sh', content: '#!/bin/sh\necho one\n' }];
     const f2 = [{ path: 'check.sh', content: '#!/bin/sh\necho two\n' }];
-    const v1 = await createVersion(api.db.url, policyId, requirementsToml(MANAGED, 'one'), f1);
-    const v2 = await createVersion(api.db.url, policyId, requirementsToml(MANAGED, 'two'), f2);
+    const v1 = await createVersion(api, policyId, requirementsToml(MANAGED, 'one'), f1);
+    const v2 = await createVersion(api, policyId, requirementsToml(MANAGED, 'two'), f2);
     await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId });
     for (const a of agents) startAgent(a, ['--poll-wait', '30']);
-    const onVersion = async (marker: string, files: typeof f1) =>
+    const onVersion = async (toml: string, files: typeof f1) =>
       (
-        await Promise.all(agents.map(async (a) => same(await visibleLayer(a.root, MANAGED), layerOf(marker, files))))
+        await Promise.all(agents.map(async (a) => same(await visibleLayer(a.root, MANAGED), layerOf(toml, files))))
       ).filter(Boolean).length;
-    await waitFor(async () => (await onVersion('one', f1)) === 6, 15_000, 'all on v1');
+    await waitFor(async () => (await onVersion(v1.toml, f1)) === 6, 15_000, 'all on v1');
 
     const staged = await admin('POST', `/v1/groups/${groupId}/releases`, {
       policyVersionId: v2.versionId,
@@ -201,13 +201,13 @@ describe('agent end to end', () => {
     expect(staged.status).toBe(201);
     const rollout = (await admin('GET', `/v1/releases/${staged.body.id}/rollout`)).body;
     const firstRing = rollout.rings[0].versions.find((v: any) => v.revision === staged.body.revision)?.assigned ?? 0;
-    await waitFor(async () => (await onVersion('two', f2)) === firstRing, 5000, 'ring 0 on v2');
+    await waitFor(async () => (await onVersion(v2.toml, f2)) === firstRing, 5000, 'ring 0 on v2');
     // The delayed job opens the last ring: every agent gets v2.
-    await waitFor(async () => (await onVersion('two', f2)) === 6, 15_000, 'all on v2');
+    await waitFor(async () => (await onVersion(v2.toml, f2)) === 6, 15_000, 'all on v2');
     expect((await admin('GET', `/v1/releases/${staged.body.id}`)).body.status).toBe('completed');
 
     // Inject apply failures: on every endpoint the new managed_dir is blocked by a plain file, so the agent refuses.
-    const v3 = await createVersion(api.db.url, policyId, requirementsToml('/opt/blocked', 'three'), [
+    const v3 = await createVersion(api, policyId, requirementsToml('/opt/blocked', 'three'), [
       { path: 'check.sh', content: '#!/bin/sh\necho three\n' },
     ]);
     for (const a of agents) {
@@ -236,7 +236,7 @@ describe('agent end to end', () => {
       status: 'paused',
       currentRing: 0,
     });
-    expect(await onVersion('two', f2)).toBe(6); // nobody holds a partial layer
+    expect(await onVersion(v2.toml, f2)).toBe(6); // nobody holds a partial layer
 
     // Abort: the previous content is re-issued under a new revision and reaches every agent.
     const ab = await admin('POST', `/v1/releases/${bad.body.id}/abort`);
@@ -255,6 +255,6 @@ describe('agent end to end', () => {
       10_000,
       'rollback applied everywhere',
     );
-    expect(await onVersion('two', f2)).toBe(6);
+    expect(await onVersion(v2.toml, f2)).toBe(6);
   }, 90_000);
 });

@@ -43,7 +43,7 @@ const bundle = (credential: string, headers: Record<string, string> = {}) =>
 
 describe('enrollment', () => {
   it('creates a secret shown once, enrolls, rotates the credential on re-enrollment, and audits', async () => {
-    const { groupId } = await createGroupWithPolicy(api.db.url);
+    const { groupId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     expect(secret).toMatch(/^hws_/);
     const list = await admin('GET', `/v1/groups/${groupId}/enrollment-secrets`);
@@ -77,7 +77,7 @@ describe('enrollment', () => {
   });
 
   it('enforces the use limit atomically under concurrent enrollments', async () => {
-    const { groupId } = await createGroupWithPolicy(api.db.url);
+    const { groupId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId, { maxUses: 3 });
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) => enroll(secret, `machine-conc-${i}-xxxxxxxx`)),
@@ -89,7 +89,7 @@ describe('enrollment', () => {
   });
 
   it('refuses revoked, unknown and missing secrets, and validates the body', async () => {
-    const { groupId } = await createGroupWithPolicy(api.db.url);
+    const { groupId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     const list = await admin('GET', `/v1/groups/${groupId}/enrollment-secrets`);
     const revoked = await admin('POST', `/v1/enrollment-secrets/${list.body.items[0].id}/revoke`);
@@ -107,7 +107,7 @@ describe('enrollment', () => {
   });
 
   it('lists endpoints with filters and cursor pagination, and a revoked endpoint gets 401', async () => {
-    const { groupId } = await createGroupWithPolicy(api.db.url);
+    const { groupId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     const creds = [];
     for (let i = 0; i < 5; i++) creds.push((await enroll(secret, `machine-list-${i}-yyyyyyyy`)).body);
@@ -143,10 +143,10 @@ describe('enrollment', () => {
 
 describe('releases and bundle delivery', () => {
   it('signs the bundle, serves it with an ETag, answers 304, and wakes a long poll on release', async () => {
-    const { groupId, policyId } = await createGroupWithPolicy(api.db.url);
+    const { groupId, policyId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     const agent = (await enroll(secret)).body;
-    const v1 = await createVersion(api.db.url, policyId, requirementsToml('/opt/hw', 'v1'), [
+    const v1 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v1'), [
       { path: 'check.sh', content: '#!/bin/sh\nexit 0\n', mode: 0o755 },
     ]);
     const rel = await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId });
@@ -176,7 +176,7 @@ describe('releases and bundle delivery', () => {
     expect(keys.body.keys.map((k: any) => k.kid)).toContain(got.body.keyId);
 
     // Long poll: held until the next release, then answered at once.
-    const v2 = await createVersion(api.db.url, policyId, requirementsToml('/opt/hw', 'v2'), []);
+    const v2 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v2'), []);
     const started = Date.now();
     const polling = bundle(agent.credential, { 'if-none-match': etag, prefer: 'wait=30' });
     await new Promise((r) => setTimeout(r, 300));
@@ -202,9 +202,9 @@ describe('releases and bundle delivery', () => {
   });
 
   it('refuses a policy version of another group and bad rings', async () => {
-    const a = await createGroupWithPolicy(api.db.url);
-    const b = await createGroupWithPolicy(api.db.url);
-    const v = await createVersion(api.db.url, b.policyId, requirementsToml('/opt/hw', 'x'), []);
+    const a = await createGroupWithPolicy(api);
+    const b = await createGroupWithPolicy(api);
+    const v = await createVersion(api, b.policyId, requirementsToml('/opt/hw', 'x'), []);
     expect((await admin('POST', `/v1/groups/${a.groupId}/releases`, { policyVersionId: v.versionId })).status).toBe(
       409,
     );
@@ -218,18 +218,18 @@ describe('releases and bundle delivery', () => {
   });
 
   it('moves a staged rollout through its rings by delayed jobs, pauses on apply failures, and aborts back', async () => {
-    const { groupId, policyId } = await createGroupWithPolicy(api.db.url);
+    const { groupId, policyId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     const agents = [];
     for (let i = 0; i < 40; i++) agents.push((await enroll(secret, `machine-ring-${i}-zzzzzzzz`)).body);
-    const v1 = await createVersion(api.db.url, policyId, requirementsToml('/opt/hw', 'v1'), []);
+    const v1 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v1'), []);
     const base = await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId });
-    const v2 = await createVersion(api.db.url, policyId, requirementsToml('/opt/hw', 'v2'), []);
+    const v2 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v2'), []);
     const staged = await admin('POST', `/v1/groups/${groupId}/releases`, {
       policyVersionId: v2.versionId,
       strategy: 'staged',
       rings: [25, 50, 100],
-      ringIntervalSec: 1,
+      ringIntervalSec: 3, // long enough that the ring cannot move while this test reads the first one
       maxApplyFailureRate: 0.5,
     });
     expect(staged.body).toMatchObject({
@@ -250,7 +250,7 @@ describe('releases and bundle delivery', () => {
     expect(assignedNew).toBe(onNew);
 
     // The worker advances ring by ring until complete.
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 150; i++) {
       const r = await admin('GET', `/v1/releases/${staged.body.id}`);
       if (r.body.status === 'completed') break;
       await new Promise((res) => setTimeout(res, 200));
@@ -268,7 +268,7 @@ describe('releases and bundle delivery', () => {
     expect(advances[0].actor_name).toBe('rollout');
 
     // Next staged release: failures reported by endpoints on the new revision pause it automatically.
-    const v3 = await createVersion(api.db.url, policyId, requirementsToml('/opt/hw', 'v3'), []);
+    const v3 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v3'), []);
     const s3 = await admin('POST', `/v1/groups/${groupId}/releases`, {
       policyVersionId: v3.versionId,
       strategy: 'staged',
@@ -319,7 +319,7 @@ describe('releases and bundle delivery', () => {
     expect(after.every((m) => m.revision === 4 && m.policyVersion === 2)).toBe(true);
 
     // Pause / resume / advance by hand.
-    const v4 = await createVersion(api.db.url, policyId, requirementsToml('/opt/hw', 'v4'), []);
+    const v4 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v4'), []);
     const s4 = await admin('POST', `/v1/groups/${groupId}/releases`, {
       policyVersionId: v4.versionId,
       strategy: 'staged',
