@@ -3,10 +3,13 @@ import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodValidationPipe } from 'nestjs-zod';
+import { AgentModule } from './agent/agent.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
 import { ConfigModule } from './config/config.module';
+import { EndpointsModule } from './endpoints/endpoints.module';
+import { EnrollmentModule } from './enrollment/enrollment.module';
 import type { AppConfig } from './config/config.schema';
 import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
@@ -14,11 +17,24 @@ import { PoliciesModule } from './policies/policies.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
+import { ReleasesModule } from './releases/releases.module';
+import { SigningModule } from './signing/signing.module';
 import { TokensModule } from './tokens/tokens.module';
 import { ShutdownWatchdog } from './common/shutdown-watchdog';
 
 /** Feature modules shared by the HTTP server and the worker. */
-export const FEATURE_MODULES = [HealthModule, TokensModule, GroupsModule, PoliciesModule, AuditLogModule];
+export const FEATURE_MODULES = [
+  HealthModule,
+  TokensModule,
+  GroupsModule,
+  PoliciesModule,
+  AuditLogModule,
+  SigningModule,
+  EnrollmentModule,
+  EndpointsModule,
+  ReleasesModule,
+  AgentModule,
+];
 
 @Module({})
 export class AppModule {

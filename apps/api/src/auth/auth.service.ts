@@ -4,6 +4,9 @@ import { CredentialsRepository } from './credentials.repository';
 import { AGENT_TOKEN_PREFIX, hashSecret, type Principal, USER_TOKEN_PREFIX } from './principal';
 
 const CACHE_TTL_MS = 5_000;
+/** Agent credentials are cached longer (the bundle long poll is the hot path); endpoint revocations are announced to
+ *  every instance, which then calls invalidate(). */
+const AGENT_CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 50_000;
 
 @Injectable()
@@ -22,7 +25,8 @@ export class AuthService {
     else if (secret.startsWith(AGENT_TOKEN_PREFIX)) principal = await this.credentials.findEndpoint(hash);
     if (principal) {
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
-      this.cache.set(hash, { principal, expires: now.getTime() + CACHE_TTL_MS });
+      const ttl = principal.kind === 'agent' ? AGENT_CACHE_TTL_MS : CACHE_TTL_MS;
+      this.cache.set(hash, { principal, expires: now.getTime() + ttl });
     } else {
       this.cache.delete(hash);
     }

@@ -1,5 +1,7 @@
 // BullMQ processors, registered only in the worker process.
 import { Module } from '@nestjs/common';
+import { ReleasesModule } from '../releases/releases.module';
+import { RolloutProcessor } from '../releases/rollout.processor';
 
-@Module({ providers: [] })
+@Module({ imports: [ReleasesModule], providers: [RolloutProcessor] })
 export class WorkerModule {}

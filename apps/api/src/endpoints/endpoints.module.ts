@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ReleasesModule } from '../releases/releases.module';
+import { EndpointsController } from './endpoints.controller';
+import { EndpointsRepository } from './endpoints.repository';
+import { EndpointsService } from './endpoints.service';
+
+@Module({
+  imports: [ReleasesModule],
+  controllers: [EndpointsController],
+  providers: [EndpointsRepository, EndpointsService],
+})
+export class EndpointsModule {}

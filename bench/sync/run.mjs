@@ -1,0 +1,342 @@
+// bench/sync: long-poll delivery to N simulated agents (1,000 and 10,000) vs a bare Node server, API memory while
+// holding them, and authenticated 304 revalidation throughput vs nginx serving the same bundle with an ETag.
+// Run with `npm run bench:sync` after `npm run build`. Loopback only. Needs nginx and wrk (apt-get install nginx wrk).
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import pg from 'pg';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const AGENT_COUNTS = (process.env.BENCH_AGENTS ?? '1000,10000').split(',').map(Number);
+const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 8);
+const ADMIN_URL = process.env.HW_BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const TOKEN = `hwt_bench_${randomBytes(24).toString('base64url')}`;
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'hw-bench-sync-'));
+const children = [];
+const now = () => performance.timeOrigin + performance.now();
+const log = (...a) => console.error('[bench:sync]', ...a);
+
+// A free loopback port.
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Spawns a command with the open-file limit raised to 20,000.
+function spawnWithLimit(cmd, env = {}) {
+  const child = spawn('sh', ['-c', `ulimit -n 20000 && exec ${cmd}`], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+// Runs SQL on a database.
+async function sql(url, text, params = []) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const dbUrl = (name) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+
+// A migrated database: cloned from the test template when present, else migrated from scratch.
+async function createDatabase() {
+  const dir = path.join(root, 'prisma/migrations');
+  const hash = createHash('sha256');
+  for (const name of readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()) {
+    hash
+      .update(name)
+      .update('\0')
+      .update(readFileSync(path.join(dir, name, 'migration.sql')));
+  }
+  const template = `hw_tpl_${hash.digest('hex').slice(0, 12)}`;
+  const name = `hw_bench_${randomBytes(4).toString('hex')}`;
+  const exists = (await sql(ADMIN_URL, 'SELECT 1 FROM pg_database WHERE datname = $1', [template])).length > 0;
+  if (exists) await sql(ADMIN_URL, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  else {
+    await sql(ADMIN_URL, `CREATE DATABASE "${name}"`);
+    execFileSync(path.join(root, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: dbUrl(name) },
+      stdio: 'ignore',
+    });
+  }
+  return name;
+}
+
+// JSON request against the API with the admin token.
+async function api(base, method, p, body) {
+  const res = await fetch(base + p, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+// Resident memory of a process in MB.
+function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+// CPU seconds a process has used (user + system).
+function cpuSeconds(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+// Waits until a process is idle (< 5% of a CPU over a second): the held requests have all been taken in.
+async function waitIdle(pid, maxMs = 180_000) {
+  const end = Date.now() + maxMs;
+  for (;;) {
+    const a = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 1000));
+    if (cpuSeconds(pid) - a < 0.05 || Date.now() > end) return;
+  }
+}
+
+// Starts the load process and returns a line-based messenger.
+function startLoad() {
+  const child = spawnWithLimit(`${process.execPath} bench/sync/load.mjs`);
+  const rl = readline.createInterface({ input: child.stdout });
+  const waiters = [];
+  rl.on('line', (line) => {
+    const msg = JSON.parse(line);
+    const i = waiters.findIndex((w) => w.event === msg.event);
+    if (i >= 0) waiters.splice(i, 1)[0].resolve(msg);
+  });
+  return {
+    send: (o) => child.stdin.write(JSON.stringify(o) + '\n'),
+    wait: (event) => new Promise((resolve) => waiters.push({ event, resolve })),
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+// Requests/sec from wrk against a URL with headers.
+function wrk(url, headers) {
+  const args = ['-t2', '-c100', `-d${WRK_SECONDS}s`, ...headers.flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  const out = execFileSync('wrk', args, { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, non2xx };
+}
+
+// Starts nginx serving `file` at /bundle.json on a loopback port; returns its URL.
+async function startNginx(body, workers) {
+  const dir = path.join(tmp, `nginx-${workers}`);
+  mkdirSync(path.join(dir, 'www'), { recursive: true });
+  writeFileSync(path.join(dir, 'www/bundle.json'), body);
+  const port = await freePort();
+  const conf = path.join(dir, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `user root; worker_processes ${workers}; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log;
+events { worker_connections 4096; }
+http { access_log off; client_body_temp_path ${dir}/cb; proxy_temp_path ${dir}/px; fastcgi_temp_path ${dir}/fc;
+  uwsgi_temp_path ${dir}/uw; scgi_temp_path ${dir}/sc; default_type application/json;
+  server { listen 127.0.0.1:${port}; root ${dir}/www; location / { etag on; } } }
+`,
+  );
+  const child = spawnWithLimit(`nginx -c ${conf}`);
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/bundle.json`);
+      if (r.ok) return { url: `http://127.0.0.1:${port}/bundle.json`, etag: r.headers.get('etag'), child };
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('nginx did not start');
+}
+
+async function main() {
+  const dbName = await createDatabase();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const apiProc = spawnWithLimit(`${process.execPath} apps/api/dist/main.js`, {
+    DATABASE_URL: dbUrl(dbName),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    REDIS_PREFIX: `hwbench:${randomBytes(4).toString('hex')}`,
+    HOOKWARDEN_BOOTSTRAP_TOKEN: TOKEN,
+    NODE_ENV: 'production',
+  });
+  apiProc.stdout.resume();
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) {
+        await api(base, 'GET', '/v1/groups');
+        break;
+      }
+    } catch {
+      // starting
+    }
+    if (i > 300) throw new Error('API did not become ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log('API ready on', base);
+  const script = { path: 'check.sh', content: '#!/bin/sh\nexit 0\n' + '#'.repeat(600) + '\n', mode: 0o755 };
+  const toml = (m) =>
+    `[hooks]\nmanaged_dir = "/opt/hookwarden/hooks"\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "/opt/hookwarden/hooks/check.sh ${m}"\n`;
+
+  const rows = [];
+  let sample = null;
+  for (const n of AGENT_COUNTS) {
+    const group = await api(base, 'POST', '/v1/groups', { name: `bench-${n}-${randomBytes(3).toString('hex')}` });
+    const policy = await api(base, 'POST', '/v1/policies', { name: `bench-${group.id}`, groupId: group.id });
+    const v1 = await api(base, 'POST', `/v1/policies/${policy.id}/versions`, {
+      toml: toml('v1'),
+      files: [script],
+      baseVersion: 0,
+    });
+    const v2 = await api(base, 'POST', `/v1/policies/${policy.id}/versions`, {
+      toml: toml('v2'),
+      files: [script],
+      baseVersion: 1,
+    });
+    // N enrolled endpoints with known credentials, written in bulk (enrollment itself is covered by the tests).
+    const creds = Array.from({ length: n }, () => `hwe_${randomBytes(32).toString('base64url')}`);
+    await sql(
+      dbUrl(dbName),
+      `INSERT INTO endpoints (id, group_id, machine_id, hostname, platform, agent_version, credential_hash)
+       SELECT gen_random_uuid(), $1::uuid, 'bench-' || $1::text || '-' || i, 'bench-host-' || i, 'linux', '0.1.0', h
+       FROM unnest($2::text[]) WITH ORDINALITY AS t(h, i)`,
+      [group.id, creds.map((c) => createHash('sha256').update(c).digest('hex'))],
+    );
+    await api(base, 'POST', `/v1/groups/${group.id}/releases`, { policyVersionId: v1.id ?? v1.version?.id });
+    if (!sample) sample = { group, cred: creds[0] };
+
+    const load = startLoad();
+    load.send({ url: base, path: '/v1/agent/bundle', creds, etag: null });
+    await load.wait('held');
+    await waitIdle(apiProc.pid);
+    const heldRss = rssMb(apiProc.pid);
+    const t0 = now();
+    const rel = await api(base, 'POST', `/v1/groups/${group.id}/releases`, {
+      policyVersionId: v2.id ?? v2.version?.id,
+    });
+    const releaseCallMs = now() - t0;
+    load.send({ t0 });
+    const done = await load.wait('done');
+    load.stop();
+    log(`api n=${n}`, done, `rss=${heldRss.toFixed(0)}MB`);
+
+    // The same number of held requests released by a bare Node server.
+    const barePort = await freePort();
+    const bare = spawnWithLimit(`${process.execPath} bench/sync/bare-server.mjs`, {
+      PORT: String(barePort),
+      BODY_BYTES: String(Buffer.byteLength(rel.digest) + 1500),
+    });
+    await new Promise((r) => bare.stdout.once('data', r));
+    const bload = startLoad();
+    bload.send({ url: `http://127.0.0.1:${barePort}`, path: '/', creds: creds.map(() => 'x'), etag: '"v1"' });
+    await bload.wait('held');
+    await waitIdle(bare.pid);
+    const bt0 = now();
+    await fetch(`http://127.0.0.1:${barePort}/release`, { method: 'POST' });
+    bload.send({ t0: bt0 });
+    const bdone = await bload.wait('done');
+    bload.stop();
+    bare.kill('SIGKILL');
+    log(`bare n=${n}`, bdone);
+    rows.push({ n, api: done, bare: bdone, heldRss, releaseCallMs });
+  }
+
+  // 304 revalidation throughput: authenticated API vs nginx with the same bundle bytes.
+  const res = await fetch(`${base}/v1/agent/bundle`, { headers: { authorization: `Bearer ${sample.cred}` } });
+  const body = Buffer.from(await res.arrayBuffer());
+  const etag = res.headers.get('etag');
+  const apiWrk = wrk(`${base}/v1/agent/bundle`, [
+    ['Authorization', `Bearer ${sample.cred}`],
+    ['If-None-Match', etag],
+  ]);
+  const healthWrk = wrk(`${base}/healthz`, []);
+  const plainPort = await freePort();
+  const plain = spawnWithLimit(`${process.execPath} bench/sync/bare-server.mjs`, {
+    PORT: String(plainPort),
+    MODE: '304',
+  });
+  await new Promise((r) => plain.stdout.once('data', r));
+  const plainWrk = wrk(`http://127.0.0.1:${plainPort}/`, [['If-None-Match', '"v1"']]);
+  plain.kill('SIGKILL');
+  const idleRss = rssMb(apiProc.pid);
+  const ngx1 = await startNginx(body, 1);
+  const ngx1Wrk = wrk(ngx1.url, [['If-None-Match', ngx1.etag]]);
+  ngx1.child.kill('SIGTERM');
+  const ngxA = await startNginx(body, 'auto');
+  const ngxAWrk = wrk(ngxA.url, [['If-None-Match', ngxA.etag]]);
+  ngxA.child.kill('SIGTERM');
+
+  const f = (x) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(0) : String(x));
+  const lines = [];
+  lines.push('');
+  lines.push('bench/sync results (loopback, ' + os.cpus().length + ' CPUs)');
+  lines.push('');
+  lines.push('| agents | server | delivered | p50 ms | p99 ms | max ms | API RSS holding | target |');
+  lines.push('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const ratio = r.api.max / r.bare.max;
+    lines.push(
+      `| ${r.n} | API (release call ${f(r.releaseCallMs)} ms) | ${r.api.ok}/${r.n} | ${f(r.api.p50)} | ${f(r.api.p99)} | ${f(r.api.max)} | ${f(r.heldRss)} MB | RSS < 300 MB: ${r.heldRss < 300 ? 'met' : 'MISSED'} |`,
+    );
+    lines.push(
+      `| ${r.n} | bare Node http | ${r.bare.ok}/${r.n} | ${f(r.bare.p50)} | ${f(r.bare.p99)} | ${f(r.bare.max)} | – | API max / bare max = ${ratio.toFixed(2)}× (target ≤ 1.5×: ${ratio <= 1.5 ? 'met' : 'MISSED'}) |`,
+    );
+  }
+  lines.push('');
+  lines.push(`| 304 revalidation (wrk -t2 -c100 -d${WRK_SECONDS}s) | req/s | non-304 |`);
+  lines.push('|---|---|---|');
+  lines.push(`| API GET /v1/agent/bundle with agent auth | ${f(apiWrk.rps)} | ${apiWrk.non2xx ? 'n/a' : 0} |`);
+  lines.push(`| (reference) API GET /healthz, a Nest route without auth, 200 | ${f(healthWrk.rps)} | |`);
+  lines.push(`| (reference) bare Node http answering 304, no auth | ${f(plainWrk.rps)} | |`);
+  lines.push(`| nginx static file + ETag, 1 worker | ${f(ngx1Wrk.rps)} | |`);
+  lines.push(`| nginx static file + ETag, worker_processes auto | ${f(ngxAWrk.rps)} | |`);
+  lines.push('');
+  lines.push(
+    `API / nginx(1 worker) = ${(apiWrk.rps / ngx1Wrk.rps).toFixed(2)}×, API / nginx(auto) = ${(apiWrk.rps / ngxAWrk.rps).toFixed(2)}× (target ≥ 0.3×: ${apiWrk.rps / Math.max(ngx1Wrk.rps, ngxAWrk.rps) >= 0.3 ? 'met' : 'MISSED against the faster nginx'})`,
+  );
+  lines.push(`API / bare Node 304 = ${(apiWrk.rps / plainWrk.rps).toFixed(2)}×`);
+  lines.push(
+    `API RSS after the runs: ${f(idleRss)} MB; machine load average during the run: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}`,
+  );
+  console.log(lines.join('\n'));
+  await sql(ADMIN_URL, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+}
+
+// Stops every child process this benchmark started.
+function cleanup() {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+}
+
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(cleanup);
