@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +7,8 @@ import { call } from '../support/http';
 import { createPolicy, SCRIPT, VALID_TOML } from '../support/policies';
 import { CORPUS_DIR } from '../support/shared';
 
-// The shared corpus (beside the repository; worktrees fall back to /work/shared).
-const corpus = existsSync(CORPUS_DIR) ? CORPUS_DIR : '/work/shared/corpus/hooks';
+// The shared corpus (beside the repository).
+const corpus = CORPUS_DIR;
 
 let api: TestApi;
 let db: pg.Client;
