@@ -7,14 +7,25 @@ import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
+import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
+import { HookRunsModule } from './hook-runs/hook-runs.module';
+import { IngestModule } from './ingest/ingest.module';
+import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { TokensModule } from './tokens/tokens.module';
 
 /** Feature modules shared by the HTTP server and the worker. */
-export const FEATURE_MODULES = [HealthModule, TokensModule];
+export const FEATURE_MODULES = [
+  HealthModule,
+  TokensModule,
+  PgPoolsModule,
+  IngestModule,
+  HookRunsModule,
+  AuditSettingsModule,
+];
 
 @Module({})
 export class AppModule {
