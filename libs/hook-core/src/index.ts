@@ -1,2 +1,16 @@
 // @hookwarden/hook-core: the ZeroCode hooks engine (configuration, trust, matching, running, outcomes, records).
 export * from './types';
+
+// --- Configuration & trust (config/, policy/, trust/) ---
+export * from './policy';
+export * from './config';
+export * from './trust';
+
+// --- engine (hc-engine): matching, running, outcomes, spilling, run records, dispatch ---
+export * from './match';
+export * from './run';
+export * from './outcome';
+export * from './spill';
+export * from './record';
+export * from './engine';
+export * from './cli';

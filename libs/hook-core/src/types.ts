@@ -79,6 +79,10 @@ export interface DiscoveredHook {
   trust: TrustStatus;
   /** Set when the hook cannot run regardless of trust (e.g. `prompt`/`agent` type, `async: true`). */
   unsupported?: string;
+  /** Whether dispatch will run it (feature on, supported, and managed/trusted — or enabled under bypass). */
+  runnable?: boolean;
+  /** Why it will not run (never silent), when `runnable` is false. */
+  skipReason?: string;
 }
 
 /** A whole source (layer file or plugin) that was skipped, with the reason (never silent). */

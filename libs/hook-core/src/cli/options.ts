@@ -1,0 +1,70 @@
+// Location and run options shared by every zerotwo-hooks command.
+import { Option, type Command } from 'commander';
+import { discoverHooks, type DiscoverOptions } from '../config/discover';
+import type { CapturePolicy } from '../record/capture';
+import type { Discovery } from '../types';
+
+/** Parsed global options. */
+export interface CliOptions {
+  home?: string;
+  project?: string;
+  systemDir?: string;
+  requirements?: string;
+  plugin: string[];
+  tempDir?: string;
+  spool?: string;
+  dangerouslyBypassHookTrust?: boolean;
+  loginShell?: boolean;
+  cwd?: string;
+  capture?: CapturePolicy['mode'];
+  redact: string[];
+  maxExcerptBytes?: number;
+  policyRevision?: string;
+}
+
+/** Collect a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Add the location/run options to a command (they are accepted on every command). */
+export function withLocations(cmd: Command): Command {
+  return cmd
+    .option('--home <dir>', 'user layer directory (default $ZEROTWO_HOME or ~/.zerotwo)')
+    .option('--project <dir>', 'project root whose .zerotwo/ is the project layer (default: git root above the cwd)')
+    .option('--system-dir <dir>', 'system layer directory (default /etc/zerotwo)')
+    .option('--requirements <file>', 'managed requirements.toml (default <system-dir>/requirements.toml)')
+    .option('--plugin <dir>', 'enabled plugin root (repeatable)', collect, [])
+    .option('--temp-dir <dir>', 'temp dir for spilled hook output (default the OS temp dir)')
+    .option('--spool <dir>', 'write run records to this spool directory')
+    .option('--dangerously-bypass-hook-trust', 'run enabled hooks without persisted trust (this invocation only)')
+    .option('--login-shell', 'run hooks through a login shell (bash -lc) instead of /bin/sh -c')
+    .option('--cwd <dir>', 'session working directory (default: the input cwd, else the current directory)')
+    .addOption(new Option('--capture <mode>', 'run-record output capture').choices(['none', 'digests', 'excerpts']))
+    .option('--redact <regex>', 'extra redaction pattern for record excerpts (repeatable)', collect, [])
+    .option('--max-excerpt-bytes <n>', 'record excerpt bound in bytes', (v) => Number.parseInt(v, 10))
+    .option('--policy-revision <rev>', 'policy revision stamped on run records (default $HOOKWARDEN_POLICY_REVISION)');
+}
+
+/** Discovery options from the CLI options. */
+export function discoverOptions(o: CliOptions, cwd?: string): DiscoverOptions {
+  return {
+    home: o.home,
+    projectDir: o.project,
+    systemDir: o.systemDir,
+    requirementsPath: o.requirements,
+    plugins: o.plugin,
+    cwd: cwd ?? o.cwd ?? process.cwd(),
+    bypassTrust: o.dangerouslyBypassHookTrust === true,
+  };
+}
+
+/** Discover hooks for the CLI options. */
+export function discoverFor(o: CliOptions, cwd?: string): Discovery {
+  return discoverHooks(discoverOptions(o, cwd));
+}
+
+/** Capture policy from the CLI options (default: 2 KiB redacted excerpts). */
+export function capturePolicy(o: CliOptions): CapturePolicy {
+  return { mode: o.capture ?? 'excerpts', maxExcerptBytes: o.maxExcerptBytes ?? 2048, redact: o.redact };
+}

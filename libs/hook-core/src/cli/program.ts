@@ -1,0 +1,144 @@
+// zerotwo-hooks: list, trust, disable, enable, trust-project, explain, dispatch, lint (see README "Engine → CLI").
+import { Command, CommanderError } from 'commander';
+import { isHookEvent } from '../config/events';
+import { dispatch } from '../engine/dispatch';
+import { explain } from '../engine/explain';
+import { SpoolSink } from '../record/spool';
+import type { Discovery, HookEvent } from '../types';
+import { capturePolicy, discoverFor, withLocations, type CliOptions } from './options';
+import { registerManagementCommands } from './manage';
+import { CliError, EXIT, processIo, type CliIo, type CliState } from './common';
+
+export { CliError, EXIT, processIo, type CliIo, type CliState };
+
+/** Parse an event name or fail with a usage error. */
+function eventArg(name: string): HookEvent {
+  if (!isHookEvent(name)) throw new CliError(`unknown event ${JSON.stringify(name)}`, EXIT.USAGE);
+  return name;
+}
+
+/** Human listing of a discovery (the spec's /hooks view). */
+export function renderList(d: Discovery): string {
+  const lines: string[] = [`hooks: ${d.hooksEnabled ? 'on' : 'off'} (${d.featureReason})`];
+  for (const h of d.hooks) {
+    const status = h.unsupported ? `${h.trust}, unsupported` : h.trust;
+    lines.push(
+      `${status.padEnd(10)} ${h.event.padEnd(17)} ${JSON.stringify(h.matcher ?? null).padEnd(16)} ${h.layer.padEnd(8)} ${h.key}`,
+      `           ${h.hash}  ${h.handler.command ?? `(${h.handler.type})`}${h.unsupported ? `  [${h.unsupported}]` : ''}`,
+    );
+  }
+  if (d.hooks.length === 0) lines.push('(no hooks)');
+  for (const s of d.skipped) lines.push(`skipped ${s.layer} ${s.path}: ${s.reason}`);
+  for (const g of d.diagnostics)
+    lines.push(
+      `${g.severity}: ${g.message}${g.file ? ` (${g.file}${g.line ? `:${g.line}:${g.column ?? 1}` : ''})` : ''}`,
+    );
+  return lines.join('\n') + '\n';
+}
+
+/** Build the commander program bound to the given streams. */
+export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK }): Command {
+  const program = new Command('zerotwo-hooks')
+    .description('ZeroCode hooks engine: list, trust, explain and dispatch hooks')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .showHelpAfterError();
+
+  withLocations(program.command('list'))
+    .description('every discovered hook with source, event, matcher, key, hash and status, and every skipped source')
+    .option('--json', 'print JSON')
+    .action((opts: CliOptions & { json?: boolean }) => {
+      const d = discoverFor(opts);
+      io.out(opts.json ? JSON.stringify(d, null, 2) + '\n' : renderList(d));
+    });
+
+  withLocations(program.command('explain <event>'))
+    .description('for each hook of an event: would it run, and if not, why (nothing is executed)')
+    .option('--tool <name>', 'tool name (PreToolUse, PermissionRequest, PostToolUse)')
+    .option('--source <s>', 'SessionStart source')
+    .option('--trigger <t>', 'PreCompact/PostCompact trigger')
+    .option('--agent-type <a>', 'SubagentStart/SubagentStop agent type')
+    .option('--reason <r>', 'SessionEnd reason')
+    .option('--json', 'print JSON')
+    .action(
+      (
+        name: string,
+        opts: CliOptions & {
+          tool?: string;
+          source?: string;
+          trigger?: string;
+          agentType?: string;
+          reason?: string;
+          json?: boolean;
+        },
+      ) => {
+        const event = eventArg(name);
+        const d = discoverFor(opts);
+        const r = explain(d, event, opts, { bypassTrust: opts.dangerouslyBypassHookTrust });
+        if (opts.json) {
+          io.out(JSON.stringify(r, null, 2) + '\n');
+          return;
+        }
+        const lines = [
+          `${event}: the matcher sees ${r.matcherInput === null ? '(nothing: matchers are ignored)' : JSON.stringify(r.matcherInput)}; hooks ${r.hooksEnabled ? 'on' : 'off'} (${r.featureReason})`,
+        ];
+        for (const h of r.hooks)
+          lines.push(`${h.wouldRun ? 'RUN ' : 'SKIP'} ${h.key}  ${h.wouldRun ? '' : `(${h.reason})`}`);
+        if (r.hooks.length === 0) lines.push(`(no ${event} hooks)`);
+        for (const s of r.skippedSources) lines.push(`skipped ${s.layer} ${s.path}: ${s.reason}`);
+        io.out(lines.join('\n') + '\n');
+      },
+    );
+
+  withLocations(program.command('dispatch <event>'))
+    .description('read the event input JSON on stdin, run the hooks, print {event, outcome, runs, warnings}')
+    .action(async (name: string, opts: CliOptions) => {
+      const event = eventArg(name);
+      const text = await io.readStdin();
+      let input: unknown;
+      try {
+        input = text.trim() === '' ? {} : JSON.parse(text);
+      } catch (e) {
+        throw new CliError(`stdin is not valid JSON: ${(e as Error).message}`, EXIT.USAGE);
+      }
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        throw new CliError('stdin must be a JSON object', EXIT.USAGE);
+      const raw = input as Record<string, unknown>;
+      if (opts.cwd !== undefined && raw.cwd === undefined) raw.cwd = opts.cwd;
+      const cwd = typeof raw.cwd === 'string' ? raw.cwd : process.cwd();
+      const discovery = discoverFor(opts, cwd);
+      const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
+      const policy = { revision, digest: discovery.managed?.digest ?? null };
+      const result = await dispatch(event, raw, {
+        discovery,
+        bypassTrust: opts.dangerouslyBypassHookTrust,
+        tempDir: opts.tempDir,
+        sink: opts.spool ? new SpoolSink(opts.spool, { policy }) : undefined,
+        capture: capturePolicy(opts),
+        policy,
+        runner: { loginShell: opts.loginShell },
+      });
+      io.out(JSON.stringify(result) + '\n');
+    });
+
+  registerManagementCommands(program, io, state);
+  return program;
+}
+
+/** Run the CLI with arguments (without node and script); resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  const state: CliState = { exitCode: EXIT.OK };
+  const program = buildProgram(io, state);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return state.exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    if (e instanceof CliError) {
+      io.err(`zerotwo-hooks: ${e.message}\n`);
+      return e.exitCode;
+    }
+    io.err(`zerotwo-hooks: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    return EXIT.USAGE;
+  }
+}

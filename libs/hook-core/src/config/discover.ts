@@ -1,0 +1,358 @@
+// discoverHooks: every layer (managed, system, user, project, session, plugins) → hooks with keys, hashes and trust.
+import { createHash } from 'node:crypto';
+import type { ConfigDiagnostic, DiscoveredHook, Discovery, LayerKind, SkippedSource } from '../types';
+import { lintPolicy } from '../policy/lint';
+import { parsePolicyToml } from '../policy/parse';
+import type { PolicyDocument } from '../policy/schema';
+import { hookHash, hookKey } from '../trust/hash';
+import { isProjectTrusted, readTrustState, trustStatusOf, type TrustState } from '../trust/state';
+import { DiagnosticCollector } from './diagnostics';
+import { nodeFs, pathApiFor, resolveLocations, findGitRoot, type DiscoveryFs, type PathApi } from './env';
+import { normalizeTimeout } from './events';
+import { loadConfigTomlText, loadHooksJsonText, type FeatureSetting, type LoadedFile } from './load-files';
+import { normalizeHooksTable } from './normalize';
+import { resolvePlugin, type PluginSpec } from './plugins';
+import { parseTomlLocated } from './toml-located';
+
+export interface DiscoverOptions {
+  /** ZeroTwo home = user layer directory (default `$ZEROTWO_HOME`, else `~/.zerotwo`). */
+  home?: string;
+  /** The OS user's home directory (default `$HOME` / `%USERPROFILE%`). */
+  homeDir?: string;
+  /** Session working directory: the project is the git root above it. */
+  cwd?: string;
+  /** Project root given directly (its `.zerotwo/` is the project layer); overrides the git-root search. */
+  projectDir?: string;
+  /** System layer directory (default `/etc/zerotwo`, `%ProgramData%\ZeroTwo` on Windows). */
+  systemDir?: string;
+  /** requirements.toml path (default `<system>/requirements.toml`); `null` disables the managed layer. */
+  requirementsPath?: string | null;
+  /** Enabled plugins (root directories or specs). */
+  plugins?: Array<string | PluginSpec>;
+  /** Hooks passed for this session only: a `hooks` table (event → groups). */
+  sessionHooks?: unknown;
+  /** Source name used in session hook keys (default `<session>`). */
+  sessionSource?: string;
+  platform?: NodeJS.Platform;
+  env?: Record<string, string | undefined>;
+  fs?: DiscoveryFs;
+  /** Run enabled hooks without persisted trust (status is kept; `runnable` says they will run). */
+  bypassTrust?: boolean;
+}
+
+/** A loaded source before hooks are built from it. */
+interface Source {
+  layer: LayerKind;
+  keySource: string;
+  loaded: LoadedFile;
+  managed: boolean;
+  plugin?: DiscoveredHook['plugin'];
+}
+
+// Reads and loads one layer file, reporting read failures as diagnostics.
+function readLayerFile(
+  fs: DiscoveryFs,
+  path: string,
+  kind: 'hooks.json' | 'config.toml',
+  diags: ConfigDiagnostic[],
+): LoadedFile | undefined {
+  let text: string | undefined;
+  try {
+    text = fs.readFile(path);
+  } catch (e) {
+    diags.push({
+      severity: 'warning',
+      code: 'read_error',
+      message: `cannot read ${path}: ${(e as Error).message}; file ignored`,
+      file: path,
+    });
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  return kind === 'hooks.json' ? loadHooksJsonText(text, path) : loadConfigTomlText(text, path);
+}
+
+/** Both files of one layer directory. */
+interface LayerFiles {
+  dir: string;
+  files: LoadedFile[];
+  config?: LoadedFile;
+}
+
+// Loads a layer directory: hooks.json first, then config.toml; warns once when both define hooks.
+function loadLayerDir(fs: DiscoveryFs, p: PathApi, dir: string, diags: ConfigDiagnostic[]): LayerFiles {
+  const json = readLayerFile(fs, p.join(dir, 'hooks.json'), 'hooks.json', diags);
+  const toml = readLayerFile(fs, p.join(dir, 'config.toml'), 'config.toml', diags);
+  const files = [json, toml].filter((f): f is LoadedFile => f !== undefined);
+  for (const f of files) diags.push(...f.diagnostics);
+  if (json?.definesHooks && toml?.definesHooks) {
+    diags.push({
+      severity: 'warning',
+      code: 'both_representations',
+      message: `${dir} has hooks in both hooks.json and config.toml; both are loaded (hooks.json first). Prefer one representation per layer`,
+      file: toml.file,
+    });
+  }
+  return toml ? { dir, files, config: toml } : { dir, files };
+}
+
+/** The managed layer read from requirements.toml. */
+interface ManagedLayer {
+  path: string;
+  policy: PolicyDocument;
+  text: string;
+  source?: Source;
+}
+
+// Loads requirements.toml; returns an error message when it must fail closed.
+function loadManaged(
+  fs: DiscoveryFs,
+  path: string,
+  diags: ConfigDiagnostic[],
+): ManagedLayer | { failure: string } | undefined {
+  let text: string | undefined;
+  try {
+    text = fs.readFile(path);
+  } catch (e) {
+    const msg = `cannot read ${path}: ${(e as Error).message}`;
+    diags.push({ severity: 'error', code: 'read_error', message: msg, file: path });
+    return { failure: msg };
+  }
+  if (text === undefined) return undefined;
+  const parsed = parsePolicyToml(text, path);
+  diags.push(...parsed.diagnostics);
+  if (!parsed.ok) {
+    const first = parsed.diagnostics.find((d) => d.severity === 'error');
+    return {
+      failure: `${path} is invalid: ${first?.message ?? 'validation failed'}${first?.path ? ` at ${first.path}` : ''}`,
+    };
+  }
+  const lint = lintPolicy(parsed.policy, undefined, { sourceText: text, file: path });
+  diags.push(...lint.errors, ...lint.warnings.filter((w) => w.code !== 'not_interpreted'));
+  if (lint.errors.length > 0) {
+    const first = lint.errors[0];
+    return { failure: `${path} is invalid: ${first?.message ?? ''}${first?.path ? ` at ${first.path}` : ''}` };
+  }
+  const layer: ManagedLayer = { path, policy: parsed.policy, text };
+  if (parsed.policy.hooks) {
+    const located = parseTomlLocated(text);
+    const scratch = new DiagnosticCollector(path, located.ok ? located.locator : undefined);
+    const events = normalizeHooksTable(
+      parsed.policy.hooks,
+      { file: path, basePath: ['hooks'], ignoreKeys: ['managed_dir', 'windows_managed_dir'] },
+      scratch,
+    );
+    layer.source = {
+      layer: 'managed',
+      keySource: path,
+      managed: true,
+      loaded: { file: path, kind: 'config.toml', ok: true, events, definesHooks: events.length > 0, diagnostics: [] },
+    };
+  }
+  return layer;
+}
+
+// Feature switch across config layers (higher layers override) and the requirements pin.
+function featureDecision(
+  settings: FeatureSetting[],
+  policy: PolicyDocument | undefined,
+  reqPath: string | undefined,
+): { enabled: boolean; reason: string } {
+  const pin = policy?.features?.hooks ?? policy?.features?.zerocode_hooks;
+  if (pin === true)
+    return { enabled: true, reason: `pinned on by [features] hooks = true in ${reqPath ?? 'requirements.toml'}` };
+  if (pin === false)
+    return { enabled: false, reason: `forced off by [features] hooks = false in ${reqPath ?? 'requirements.toml'}` };
+  const last = settings[settings.length - 1];
+  if (last === undefined) return { enabled: true, reason: 'enabled by default' };
+  return last.hooks
+    ? { enabled: true, reason: `enabled by [features] ${last.key} = true in ${last.file}` }
+    : { enabled: false, reason: `turned off by [features] ${last.key} = false in ${last.file}` };
+}
+
+// Builds discovered hooks from a source.
+function hooksOf(src: Source, trust: TrustState, platform: NodeJS.Platform): DiscoveredHook[] {
+  const out: DiscoveredHook[] = [];
+  for (const ev of src.loaded.events) {
+    for (const g of ev.groups) {
+      for (const h of g.handlers) {
+        const hash = hookHash(ev.event, g.matcher, h.handler, platform);
+        const key = hookKey(src.keySource, ev.event, g.index, h.index);
+        const hook: DiscoveredHook = {
+          key,
+          hash,
+          event: ev.event,
+          layer: src.layer,
+          sourceFile: src.loaded.file,
+          groupIndex: g.index,
+          handlerIndex: h.index,
+          handler: h.handler,
+          timeoutSec: normalizeTimeout(ev.event, h.handler.timeout),
+          managed: src.managed,
+          trust: src.managed ? 'managed' : trustStatusOf(trust.hooks.get(key), hash),
+        };
+        if (g.matcher !== undefined) hook.matcher = g.matcher;
+        if (src.plugin) hook.plugin = src.plugin;
+        if (h.unsupported) hook.unsupported = h.unsupported;
+        out.push(hook);
+      }
+    }
+  }
+  return out;
+}
+
+// Why a hook will not run, or undefined when it will.
+function skipReasonOf(h: DiscoveredHook, enabled: boolean, featureReason: string, bypass: boolean): string | undefined {
+  if (!enabled) return `hooks are off: ${featureReason}`;
+  if (h.unsupported) return h.unsupported;
+  if (h.trust === 'managed' || h.trust === 'trusted') return undefined;
+  if (h.trust === 'disabled') return 'disabled by the user';
+  if (bypass) return undefined;
+  return h.trust === 'modified'
+    ? 'changed since it was trusted: review and trust it again'
+    : 'not trusted yet: review and trust it';
+}
+
+/** Discovers hooks from every layer. Listing order: managed, system, user, project, session, plugins. */
+export function discoverHooks(options: DiscoverOptions = {}): Discovery {
+  const platform = options.platform ?? process.platform;
+  const env = options.env ?? process.env;
+  const fs = options.fs ?? nodeFs;
+  const p = pathApiFor(platform);
+  const loc = resolveLocations({
+    platform,
+    env,
+    home: options.home,
+    homeDir: options.homeDir,
+    systemDir: options.systemDir,
+    requirementsPath: options.requirementsPath ?? undefined,
+  });
+  const diagnostics: ConfigDiagnostic[] = [];
+  const skipped: SkippedSource[] = [];
+
+  // Managed layer first: a broken requirements.toml fails closed.
+  const reqPath = options.requirementsPath === null ? undefined : loc.requirementsPath;
+  const managed = reqPath === undefined ? undefined : loadManaged(fs, reqPath, diagnostics);
+  if (managed && 'failure' in managed) {
+    const reason = `${managed.failure}; failing closed: no hooks run until it is fixed`;
+    skipped.push({ layer: 'managed', path: reqPath ?? '', reason });
+    return { hooksEnabled: false, featureReason: reason, hooks: [], skipped, diagnostics };
+  }
+  const policy = managed?.policy;
+  const managedOnly = policy?.allow_managed_hooks_only === true;
+
+  const system = loadLayerDir(fs, p, loc.systemDir, diagnostics);
+  const user = loadLayerDir(fs, p, loc.userDir, diagnostics);
+  const trust = readTrustState(user.config?.document);
+
+  // Project layer: the git root above the session cwd (or the given project dir), only when trusted.
+  let project: LayerFiles | undefined;
+  const projectRoot = options.projectDir ?? (options.cwd !== undefined ? findGitRoot(options.cwd, fs, p) : undefined);
+  if (projectRoot !== undefined) {
+    const dir = p.join(p.resolve(projectRoot), '.zerotwo');
+    const present = fs.exists(p.join(dir, 'hooks.json')) || fs.exists(p.join(dir, 'config.toml'));
+    if (present && dir !== loc.userDir && dir !== loc.systemDir) {
+      const t = isProjectTrusted(trust.projects, p.resolve(projectRoot), (x) => p.dirname(x));
+      if (!t.trusted) {
+        skipped.push({
+          layer: 'project',
+          path: dir,
+          reason: `project ${p.resolve(projectRoot)} is not trusted (trust it with \`zerotwo-hooks trust-project\`)`,
+        });
+      } else if (managedOnly) {
+        skipped.push({ layer: 'project', path: dir, reason: `allow_managed_hooks_only = true in ${reqPath ?? ''}` });
+      } else project = loadLayerDir(fs, p, dir, diagnostics);
+    }
+  }
+
+  const features = [system, user, project]
+    .map((l) => l?.config?.features)
+    .filter((f): f is FeatureSetting => f !== undefined);
+  const feature = featureDecision(features, policy, reqPath);
+
+  const sources: Source[] = [];
+  if (managed?.source) sources.push(managed.source);
+  for (const f of system.files)
+    if (f.ok) sources.push({ layer: 'system', keySource: f.file, loaded: f, managed: true });
+  const skipManagedOnly = (layer: LayerKind, path: string): void => {
+    skipped.push({ layer, path, reason: `allow_managed_hooks_only = true in ${reqPath ?? ''}` });
+  };
+  for (const f of user.files) {
+    if (!f.ok || !f.definesHooks) continue;
+    if (managedOnly) skipManagedOnly('user', f.file);
+    else sources.push({ layer: 'user', keySource: f.file, loaded: f, managed: false });
+  }
+  for (const f of project?.files ?? [])
+    if (f.ok) sources.push({ layer: 'project', keySource: f.file, loaded: f, managed: false });
+  if (options.sessionHooks !== undefined) {
+    const name = options.sessionSource ?? '<session>';
+    if (managedOnly) skipManagedOnly('session', name);
+    else {
+      const c = new DiagnosticCollector(name);
+      const events = normalizeHooksTable(options.sessionHooks, { file: name, basePath: ['hooks'] }, c);
+      diagnostics.push(...c.diagnostics);
+      sources.push({
+        layer: 'session',
+        keySource: name,
+        managed: false,
+        loaded: { file: name, kind: 'hooks.json', ok: true, events, definesHooks: events.length > 0, diagnostics: [] },
+      });
+    }
+  }
+  for (const spec of options.plugins ?? []) {
+    const s: PluginSpec = typeof spec === 'string' ? { root: spec } : spec;
+    if (managedOnly) {
+      skipManagedOnly('plugin', p.resolve(s.root));
+      continue;
+    }
+    const plugin = resolvePlugin(s, fs, p);
+    diagnostics.push(...plugin.diagnostics);
+    if (plugin.skipReason) skipped.push({ layer: 'plugin', path: plugin.root, reason: plugin.skipReason });
+    const dataDir = s.dataDir ?? p.join(loc.userDir, 'plugins', 'data', plugin.name);
+    for (const src of plugin.sources) {
+      diagnostics.push(...src.loaded.diagnostics);
+      if (src.loaded.ok)
+        sources.push({
+          layer: 'plugin',
+          keySource: src.keySource,
+          loaded: src.loaded,
+          managed: false,
+          plugin: { name: plugin.name, root: plugin.root, dataDir },
+        });
+    }
+  }
+
+  const bypass = options.bypassTrust === true;
+  const hooks = sources.flatMap((s) => hooksOf(s, trust, platform));
+  let needReview = 0;
+  for (const h of hooks) {
+    const reason = skipReasonOf(h, feature.enabled, feature.reason, bypass);
+    h.runnable = reason === undefined;
+    if (reason !== undefined) h.skipReason = reason;
+    if (h.trust === 'untrusted' || h.trust === 'modified') needReview++;
+  }
+  if (needReview > 0 && !bypass && feature.enabled) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'hooks_need_review',
+      message: `${needReview} hook(s) are new or changed and need review before they run: open /hooks or run \`zerotwo-hooks list\``,
+    });
+  }
+  const discovery: Discovery = {
+    hooksEnabled: feature.enabled,
+    featureReason: feature.reason,
+    hooks,
+    skipped,
+    diagnostics,
+  };
+  if (managed && reqPath !== undefined) {
+    const dir = platform === 'win32' ? managed.policy.hooks?.windows_managed_dir : managed.policy.hooks?.managed_dir;
+    discovery.managed = {
+      requirementsPath: reqPath,
+      allowManagedHooksOnly: managedOnly,
+      digest: `sha256:${createHash('sha256').update(managed.text, 'utf8').digest('hex')}`,
+    };
+    if (dir !== undefined) discovery.managed.managedDir = dir.startsWith('~/') ? p.join(loc.osHome, dir.slice(2)) : dir;
+  }
+  return discovery;
+}

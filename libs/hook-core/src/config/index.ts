@@ -1,0 +1,21 @@
+// Public API of configuration loading and discovery.
+export { discoverHooks, type DiscoverOptions } from './discover';
+export { nodeFs, resolveLocations, findGitRoot, type DiscoveryFs, type Locations } from './env';
+export {
+  CONTEXT_EVENTS,
+  MATCHER_EVENTS,
+  DEFAULT_TIMEOUT_SEC,
+  SESSION_END_DEFAULT_TIMEOUT_SEC,
+  SESSION_END_MAX_TIMEOUT_SEC,
+  DEFAULT_ADDITIONAL_CONTEXT_LIMIT,
+  isHookEvent,
+  eventSnake,
+  normalizeTimeout,
+} from './events';
+export { validateMatcher } from './matcher';
+export { REFERENCE_WARNING_CODES } from './messages';
+export { loadHooksJsonText, loadConfigTomlText, type LoadedFile, type FeatureSetting } from './load-files';
+export { normalizeHooksTable, type NormalizedEvent, type NormalizedGroup, type NormalizedHandler } from './normalize';
+export type { PluginSpec } from './plugins';
+export { formatPath } from './diagnostics';
+export { lintFile, lintText, lintKindOf, type LintKind } from './lint';

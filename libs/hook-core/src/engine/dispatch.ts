@@ -1,0 +1,262 @@
+// dispatch(): discovery → match → run → outcome → spill → run records, for one hook event.
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { aggregate, type RunEffect } from '../outcome/aggregate';
+import { eventProducesContext, parseRun } from '../outcome/parse';
+import type { HookOutcome, ParsedRun } from '../outcome/types';
+import {
+  captureOutput,
+  compileRedactions,
+  DEFAULT_CAPTURE_POLICY,
+  redactText,
+  boundBytes,
+  type CapturePolicy,
+} from '../record/capture';
+import type { RunRecordDraft } from '../record/schema';
+import type { RunRecordSink } from '../record/sink';
+import { SpoolSink } from '../record/spool';
+import { pluginEnv } from '../run/shell';
+import { runCommand, systemClock, type RunnerOptions, type RunResult } from '../run/runner';
+import { DEFAULT_CONTEXT_LIMIT_TOKENS, spillIfNeeded, type SpillFs } from '../spill/spill';
+import type { Discovery, HookEvent } from '../types';
+import { buildEventInput } from './input';
+import { considerHooks, type Consideration } from './eligibility';
+
+/** Options of a dispatch. Give `discovery` (pre-computed) or `discover` (called once per dispatch). */
+export interface DispatchOptions {
+  discovery?: Discovery;
+  discover?: () => Discovery | Promise<Discovery>;
+  /** `--dangerously-bypass-hook-trust`: run enabled hooks without persisted trust. */
+  bypassTrust?: boolean;
+  /** `<temp_dir>` for spilled output (default `os.tmpdir()`). */
+  tempDir?: string;
+  /** Record sink; default: a SpoolSink on `spoolDir` when given, else none. */
+  sink?: RunRecordSink;
+  spoolDir?: string;
+  /** What records keep of hook output (default: digests + 2 KiB redacted excerpts). */
+  capture?: CapturePolicy;
+  /** Policy revision/digest stamped on records (default: the managed layer's digest). */
+  policy?: { revision: string | null; digest: string | null };
+  /** Shell choice, output cap, kill grace, injectable spawn and clock. */
+  runner?: RunnerOptions;
+  /** Environment for hooks (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  uuid?: () => string;
+  spillFs?: SpillFs;
+}
+
+/** What a dispatch returns (also what `zerotwo-hooks dispatch` prints). */
+export interface DispatchResult {
+  event: HookEvent;
+  outcome: HookOutcome;
+  /** One record per handler considered (ran, or skipped with its reason), in configured order. */
+  runs: RunRecordDraft[];
+  warnings: string[];
+}
+
+/** Kebab/snake name of an event, as used in hook run ids (`pre_tool_use`). */
+function snake(event: HookEvent): string {
+  return event.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+/** A RunResult for a hook that did not run. */
+const NOT_RUN: RunResult = {
+  startedAt: 0,
+  durationMs: 0,
+  exitCode: null,
+  signal: null,
+  timedOut: false,
+  stdout: '',
+  stderr: '',
+  stdoutTruncated: false,
+  stderrTruncated: false,
+};
+
+/** Run the hooks of one event and aggregate their outcome; records are written to the sink before this resolves. */
+export async function dispatch(
+  event: HookEvent,
+  rawInput: Readonly<Record<string, unknown>>,
+  options: DispatchOptions = {},
+): Promise<DispatchResult> {
+  const discovery = options.discovery ?? (options.discover ? await options.discover() : undefined);
+  if (!discovery) throw new Error('dispatch needs a discovery (options.discovery or options.discover)');
+  const uuid = options.uuid ?? randomUUID;
+  const clock = options.runner?.clock ?? systemClock;
+  const tempDir = options.tempDir ?? tmpdir();
+  const warnings: string[] = [];
+  for (const d of discovery.diagnostics)
+    warnings.push(
+      `${d.severity}: ${d.message}${d.file ? ` (${d.file}${d.line ? `:${d.line}:${d.column ?? 1}` : d.path ? ` ${d.path}` : ''})` : ''}`,
+    );
+  for (const s of discovery.skipped) warnings.push(`skipped ${s.layer} source ${s.path}: ${s.reason}`);
+
+  const { input, ignoredFields } = buildEventInput(event, rawInput);
+  if (ignoredFields.length > 0)
+    warnings.push(`input fields not defined for ${event} were not passed to hooks: ${ignoredFields.join(', ')}`);
+  const cwd = input.cwd as string;
+  const sessionId = input.session_id as string;
+  const toolName = typeof input.tool_name === 'string' ? input.tool_name : undefined;
+  const stdin = JSON.stringify(input);
+  const { considered, matcherInput } = considerHooks(discovery, event, input, {
+    bypassTrust: options.bypassTrust,
+    platform: options.runner?.platform,
+  });
+  const relevant = considered.filter((c) => c.matched || c.skipReason?.startsWith('invalid_matcher'));
+
+  // Launch every eligible hook at once; results keep configured order.
+  const baseEnv = options.env ?? process.env;
+  const results = await Promise.all(
+    relevant.map((c) =>
+      c.run
+        ? runCommand(
+            {
+              command: c.command,
+              cwd,
+              stdin,
+              timeoutSec: event === 'SessionEnd' ? Math.min(c.hook.timeoutSec, 3) : c.hook.timeoutSec,
+              env: c.hook.plugin ? pluginEnv(baseEnv, c.hook.plugin) : baseEnv,
+            },
+            options.runner,
+          )
+        : Promise.resolve(NOT_RUN),
+    ),
+  );
+
+  // Parse, then spill model-visible text (context per handler limit; feedback/continuations at the default limit).
+  const spillPaths: (string | null)[] = relevant.map(() => null);
+  const parsed: ParsedRun[] = await Promise.all(
+    relevant.map(async (c, i) => {
+      if (!c.run) return { status: 'ok', verdict: 'not_run', notes: [] } satisfies ParsedRun;
+      const p = parseRun(event, results[i]!, { toolName, timeoutSec: c.hook.timeoutSec });
+      const spillOpts = { tempDir, sessionId, uuid, fs: options.spillFs };
+      if (p.additionalContext !== undefined) {
+        const limit = c.hook.handler.additionalContextLimit ?? DEFAULT_CONTEXT_LIMIT_TOKENS;
+        const s = await spillIfNeeded(p.additionalContext, limit, spillOpts);
+        p.additionalContext = s.text;
+        if (s.spillPath) spillPaths[i] = s.spillPath;
+        if (s.spillError) warnings.push(`could not save spilled output of ${c.hook.key}: ${s.spillError}`);
+      }
+      if (p.block) {
+        const s = await spillIfNeeded(p.block.reason, DEFAULT_CONTEXT_LIMIT_TOKENS, spillOpts);
+        p.block.reason = s.text;
+        if (s.spillPath) spillPaths[i] ??= s.spillPath;
+      }
+      if (c.hook.handler.additionalContextLimit !== undefined && !eventProducesContext(event))
+        p.notes.push(`additionalContextLimit is ignored: ${event} cannot produce additional context`);
+      return p;
+    }),
+  );
+
+  const ran = relevant.map((c, i) => ({ c, i })).filter(({ c }) => c.run);
+  const agg = aggregate(
+    event,
+    ran.map(({ c, i }) => ({ parsed: parsed[i]!, hookRunId: `${snake(event)}:${c.position}:${c.hook.sourceFile}` })),
+    input.tool_input,
+  );
+  warnings.push(...agg.outcome.conflicts);
+  const effectOf = new Map<number, { decision?: string; effect: RunEffect }>();
+  ran.forEach(({ i }, k) => effectOf.set(i, agg.effects[k]!));
+  for (const [i, p] of parsed.entries()) {
+    if (p.status === 'failed') warnings.push(`hook ${relevant[i]!.hook.key} failed: ${p.error ?? 'unknown error'}`);
+  }
+
+  // Records: one per considered hook whose matcher fired (or that was skipped before matching could apply).
+  const capture = options.capture ?? DEFAULT_CAPTURE_POLICY;
+  const patterns = compileRedactions(capture);
+  const policy = options.policy ?? { revision: null, digest: discovery.managed?.digest ?? null };
+  const dispatchId = uuid();
+  const recordedAt = new Date(clock.now()).toISOString();
+  const turnId = typeof input.turn_id === 'string' && input.turn_id !== '' ? input.turn_id : null;
+  const runs = relevant.map((c, i) =>
+    buildRecord(c, results[i]!, parsed[i]!, effectOf.get(i), {
+      event,
+      uuid,
+      dispatchId,
+      recordedAt,
+      sessionId,
+      turnId,
+      matcherInput,
+      capture,
+      patterns,
+      policy,
+      spillPath: spillPaths[i] ?? null,
+    }),
+  );
+  const sink = options.sink ?? (options.spoolDir ? new SpoolSink(options.spoolDir) : undefined);
+  if (sink && runs.length > 0) await sink.write(runs);
+  return { event, outcome: agg.outcome, runs, warnings };
+}
+
+/** Context shared by the records of one dispatch. */
+interface RecordContext {
+  event: HookEvent;
+  uuid: () => string;
+  dispatchId: string;
+  recordedAt: string;
+  sessionId: string;
+  turnId: string | null;
+  matcherInput: string | null;
+  capture: CapturePolicy;
+  patterns: RegExp[];
+  policy: { revision: string | null; digest: string | null };
+  spillPath: string | null;
+}
+
+/** Build the run record of one considered hook. */
+function buildRecord(
+  c: Consideration,
+  r: RunResult,
+  p: ParsedRun,
+  eff: { decision?: string; effect: RunEffect } | undefined,
+  ctx: RecordContext,
+): RunRecordDraft {
+  const h = c.hook;
+  const status: RunRecordDraft['status'] = !c.run
+    ? 'skipped'
+    : r.timedOut
+      ? 'timed_out'
+      : p.status === 'failed'
+        ? 'failed'
+        : 'ran';
+  const reason = p.block?.reason;
+  return {
+    schemaVersion: 1,
+    id: ctx.uuid(),
+    recordedAt: ctx.recordedAt,
+    dispatchId: ctx.dispatchId,
+    sessionId: ctx.sessionId,
+    turnId: ctx.turnId,
+    event: ctx.event,
+    matcherInput: ctx.matcherInput,
+    hook: {
+      key: h.key,
+      hash: h.hash,
+      layer: h.layer,
+      sourceFile: h.sourceFile,
+      plugin: h.plugin?.name ?? null,
+      matcher: h.matcher ?? null,
+      managed: h.managed,
+      trust: h.trust,
+      timeoutSec: h.timeoutSec,
+    },
+    status,
+    skipReason: c.run ? (r.spawnError !== undefined ? 'spawn_error' : null) : (c.skipReason ?? 'skipped'),
+    startedAt: c.run ? new Date(r.startedAt).toISOString() : null,
+    durationMs: c.run ? r.durationMs : null,
+    exitCode: c.run ? r.exitCode : null,
+    signal: c.run ? r.signal : null,
+    timedOut: r.timedOut,
+    verdict: p.verdict,
+    error: p.error !== undefined ? redactText(p.error, ctx.patterns) : null,
+    decision: eff?.decision ?? null,
+    effect: c.run ? (eff?.effect ?? 'none') : 'none',
+    reason:
+      reason !== undefined && ctx.capture.mode === 'excerpts'
+        ? boundBytes(redactText(reason, ctx.patterns), ctx.capture.maxExcerptBytes ?? 2048)
+        : null,
+    stdout: c.run ? captureOutput(r.stdout, r.stdoutTruncated, ctx.capture, ctx.patterns) : null,
+    stderr: c.run ? captureOutput(r.stderr, r.stderrTruncated, ctx.capture, ctx.patterns) : null,
+    spillPath: ctx.spillPath,
+    policy: ctx.policy,
+  };
+}

@@ -1,0 +1,5 @@
+// Engine stage: dispatch and explain.
+export * from './input';
+export * from './eligibility';
+export * from './dispatch';
+export * from './explain';

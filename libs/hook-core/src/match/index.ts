@@ -1,0 +1,2 @@
+// Matching stage: matcher semantics per event.
+export * from './matcher';

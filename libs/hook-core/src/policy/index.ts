@@ -1,0 +1,14 @@
+// Public API of the requirements.toml policy: schema, parse/validate, canonical render, lint.
+export * from './schema';
+export { parsePolicyToml, validatePolicyObject, type PolicyParseResult } from './parse';
+export { renderPolicyToml } from './render';
+export {
+  lintPolicy,
+  isPosixManagedDir,
+  isWindowsAbsolute,
+  unsafeFilePath,
+  MAX_POLICY_TIMEOUT_SEC,
+  type PolicyFile,
+  type LintPolicyOptions,
+  type LintResult,
+} from './lint';

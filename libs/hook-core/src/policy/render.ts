@@ -1,0 +1,47 @@
+// Canonical TOML rendering of a PolicyDocument: hook-system keys in a fixed order first, carried keys sorted.
+import { stringify } from 'smol-toml';
+import { HOOK_EVENTS } from '../types';
+import { HANDLER_KEY_ORDER, HOOKS_TABLE_KEYS, type PolicyDocument } from './schema';
+import { isPlainObject } from './parse';
+
+// Copies an object with its keys in the given order first, then the remaining keys sorted.
+function ordered(obj: Record<string, unknown>, first: readonly string[], mapValue = sortDeep): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of first) if (obj[k] !== undefined) out[k] = mapValue(obj[k]);
+  for (const k of Object.keys(obj).sort()) if (!(k in out) && obj[k] !== undefined) out[k] = mapValue(obj[k]);
+  return out;
+}
+
+// Recursively sorts object keys (arrays keep their order) for a stable rendering of carried-through values.
+function sortDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortDeep);
+  if (isPlainObject(v)) return ordered(v, []);
+  return v;
+}
+
+// Orders one matcher group: matcher, then hooks with each handler's keys in canonical order.
+function orderGroup(g: unknown): unknown {
+  if (!isPlainObject(g)) return g;
+  return ordered(g, ['matcher', 'hooks'], (v: unknown): unknown =>
+    Array.isArray(v) ? v.map((h: unknown) => (isPlainObject(h) ? ordered(h, HANDLER_KEY_ORDER) : h)) : v,
+  );
+}
+
+/** Renders a policy as canonical TOML (stable key order; parse(render(p)) deep-equals p). */
+export function renderPolicyToml(policy: PolicyDocument): string {
+  const doc: Record<string, unknown> = {};
+  if (policy.allow_managed_hooks_only !== undefined) doc['allow_managed_hooks_only'] = policy.allow_managed_hooks_only;
+  if (policy.features !== undefined) doc['features'] = ordered(policy.features, ['hooks', 'zerocode_hooks']);
+  if (policy.hooks !== undefined) {
+    const hooks = policy.hooks as Record<string, unknown>;
+    doc['hooks'] = ordered(hooks, [...HOOKS_TABLE_KEYS, ...HOOK_EVENTS], (v) =>
+      Array.isArray(v) ? v.map(orderGroup) : v,
+    );
+  }
+  for (const k of Object.keys(policy).sort()) {
+    if (k in doc) continue;
+    const v = policy[k];
+    if (v !== undefined) doc[k] = sortDeep(v);
+  }
+  return stringify(doc);
+}

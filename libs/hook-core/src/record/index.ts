@@ -1,0 +1,6 @@
+// Record stage: run-record schema, capture policy, sinks and the spool.
+export * from './schema';
+export * from './canonical';
+export * from './capture';
+export * from './sink';
+export * from './spool';

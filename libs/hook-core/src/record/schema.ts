@@ -1,0 +1,85 @@
+// The run-record JSON schema (zod): one record per handler considered for an event. The API validates uploads with it.
+import { z } from 'zod';
+import { HOOK_EVENTS } from '../types';
+
+/** Captured output of one stream, as the capture policy allows. */
+export const outputCaptureSchema = z.object({
+  /** Bytes captured (up to the runner's cap). */
+  bytes: z.number().int().nonnegative(),
+  /** True when the stream exceeded the capture cap. */
+  truncated: z.boolean(),
+  /** sha256 hex of the captured bytes (before redaction). */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Redacted, bounded excerpt (mode `excerpts` only). */
+  excerpt: z.string().optional(),
+});
+
+/** A record before the sink sequences it. */
+export const runRecordDraftSchema = z.object({
+  schemaVersion: z.literal(1),
+  /** Unique record id (uuid v4). */
+  id: z.uuid(),
+  recordedAt: z.iso.datetime(),
+  /** Dispatch id shared by all records of one event dispatch. */
+  dispatchId: z.uuid(),
+  sessionId: z.string(),
+  turnId: z.string().nullable(),
+  event: z.enum(HOOK_EVENTS),
+  /** What the matcher saw (tool name, source, trigger, reason, agent type); null for events without matchers. */
+  matcherInput: z.string().nullable(),
+  hook: z.object({
+    key: z.string(),
+    hash: z.string(),
+    layer: z.enum(['system', 'user', 'project', 'session', 'plugin', 'managed']),
+    sourceFile: z.string(),
+    plugin: z.string().nullable(),
+    matcher: z.string().nullable(),
+    managed: z.boolean(),
+    trust: z.enum(['managed', 'trusted', 'modified', 'untrusted', 'disabled']),
+    timeoutSec: z.number(),
+  }),
+  /** ran: exited 0 or a valid exit 2; failed: non-blocking failure; timed_out: killed at the timeout; skipped: not run. */
+  status: z.enum(['ran', 'skipped', 'failed', 'timed_out']),
+  /** Why a hook did not run (`untrusted`, `modified`, `disabled`, `unsupported:*`, `duplicate`, `managed_only`, `hooks_disabled`, `spawn_error`). */
+  skipReason: z.string().nullable(),
+  startedAt: z.iso.datetime().nullable(),
+  durationMs: z.number().nonnegative().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  timedOut: z.boolean(),
+  /** How the output was read (`no_output`, `json`, `plain_text_context`, `plain_text_ignored`, `exit2_stderr`, `invalid`, `not_run`). */
+  verdict: z.string(),
+  /** Why the run failed (engine message; redacted). */
+  error: z.string().nullable(),
+  /** This run's decision: deny, allow, block, or null. */
+  decision: z.string().nullable(),
+  /** Its effect on the aggregate (deny, rewrite, rewrite_ignored, feedback, continuation, stop, context, failed, none). */
+  effect: z.string(),
+  /** Decision reason from the hook (excerpts mode only; redacted, bounded). */
+  reason: z.string().nullable(),
+  stdout: outputCaptureSchema.nullable(),
+  stderr: outputCaptureSchema.nullable(),
+  /** File the additionalContext was spilled to. */
+  spillPath: z.string().nullable(),
+  /** Policy in force on the endpoint (from the spool sink's options or the managed layer). */
+  policy: z.object({ revision: z.string().nullable(), digest: z.string().nullable() }),
+});
+
+/** A sequenced record as stored in the spool and uploaded: per-endpoint `seq`, hash chain, and any gap before it. */
+export const runRecordSchema = runRecordDraftSchema.extend({
+  /** Per-endpoint (per-spool) sequence number, strictly increasing by 1 (dropped records consume numbers). */
+  seq: z.number().int().positive(),
+  /** sha256 hex of the previous written record's canonical JSON line; null for the first record of a spool. */
+  prevHash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+  /** Records dropped (spool full) immediately before this one: their seq range. */
+  gap: z
+    .object({ dropped: z.number().int().positive(), fromSeq: z.number().int(), toSeq: z.number().int() })
+    .optional(),
+});
+
+export type OutputCapture = z.infer<typeof outputCaptureSchema>;
+export type RunRecordDraft = z.infer<typeof runRecordDraftSchema>;
+export type RunRecord = z.infer<typeof runRecordSchema>;

@@ -1,0 +1,209 @@
+// Runs one hook command: shell spawn in its own process group, stdin, capped capture, timeout with group kill.
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { shellInvocation, type ShellOptions } from './shell';
+
+/** Injectable clock: wall time (epoch ms) and a monotonic timer (ms). */
+export interface Clock {
+  now(): number;
+  monotonic(): number;
+}
+
+/** Real clock. */
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
+/** A spawn function shaped like `child_process.spawn` (injectable for tests). */
+export type SpawnFn = (file: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+/** One command to run. */
+export interface RunRequest {
+  command: string;
+  cwd: string;
+  /** Written to stdin, then stdin is closed. */
+  stdin: string;
+  timeoutSec: number;
+  /** Full environment; defaults to the parent's. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Options shared by all runs of a dispatch. */
+export interface RunnerOptions extends ShellOptions {
+  /** Per-stream capture cap in bytes (default 1 MiB); the excess is discarded and flagged. */
+  maxOutputBytes?: number;
+  /** Delay between SIGTERM and SIGKILL of a timed-out process group (default 250 ms). */
+  killGraceMs?: number;
+  /** After the shell exits, how long to wait for background children to release stdout/stderr (default 100 ms). */
+  closeGraceMs?: number;
+  spawn?: SpawnFn;
+  clock?: Clock;
+}
+
+/** What happened when a command ran. */
+export interface RunResult {
+  /** Epoch ms at spawn. */
+  startedAt: number;
+  durationMs: number;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  /** Set when the process could not be started. */
+  spawnError?: string;
+}
+
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+
+/** Bounded byte collector for one output stream. */
+class Capture {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  /** Collector limited to `cap` bytes. */
+  constructor(private readonly cap: number) {}
+  /** Keep a chunk, or the part of it that fits under the cap. */
+  push(chunk: Buffer): void {
+    const room = this.cap - this.size;
+    if (room <= 0) {
+      this.truncated = true;
+      return;
+    }
+    if (chunk.length > room) {
+      this.chunks.push(chunk.subarray(0, room));
+      this.size += room;
+      this.truncated = true;
+      return;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+  }
+  /** Decoded text collected so far. */
+  text(): string {
+    if (this.chunks.length === 0) return '';
+    return (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size)).toString('utf8');
+  }
+}
+
+/** Signal a whole process group, falling back to the child alone. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Run one command through the shell and resolve with its result (never rejects). */
+export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promise<RunResult> {
+  const clock = options.clock ?? systemClock;
+  const spawn: SpawnFn = options.spawn ?? nodeSpawn;
+  const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const isWindows = (options.platform ?? process.platform) === 'win32';
+  const inv = shellInvocation(req.command, options);
+  const startedAt = clock.now();
+  const t0 = clock.monotonic();
+  return new Promise<RunResult>((resolve) => {
+    const out = new Capture(cap);
+    const err = new Capture(cap);
+    let timedOut = false;
+    let exitCode: number | null = null;
+    let signal: string | null = null;
+    let settled = false;
+    let exited = false;
+    let killDone = true;
+    let closed = false;
+    const timers: { timeout?: NodeJS.Timeout; close?: NodeJS.Timeout } = {};
+    let spawnError: string | undefined;
+    let child: ChildProcess;
+
+    const finish = (): void => {
+      if (settled || !killDone || !(closed || spawnError !== undefined)) return;
+      settled = true;
+      clearTimeout(timers.timeout);
+      clearTimeout(timers.close);
+      resolve({
+        startedAt,
+        durationMs: Math.round((clock.monotonic() - t0) * 1000) / 1000,
+        exitCode,
+        signal,
+        timedOut,
+        stdout: out.text(),
+        stderr: err.text(),
+        stdoutTruncated: out.truncated,
+        stderrTruncated: err.truncated,
+        ...(spawnError !== undefined ? { spawnError } : {}),
+      });
+    };
+
+    try {
+      child = spawn(inv.file, inv.args, {
+        cwd: req.cwd,
+        env: req.env ?? process.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: !isWindows,
+        windowsHide: true,
+        ...(inv.windowsVerbatimArguments ? { windowsVerbatimArguments: true } : {}),
+      });
+    } catch (e) {
+      spawnError = (e as Error).message;
+      finish();
+      return;
+    }
+
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    child.stdin?.on('error', () => {
+      // EPIPE/ECONNRESET: the hook did not read its stdin, which is allowed.
+    });
+    child.on('error', (e) => {
+      spawnError = e.message;
+      closed = true;
+      finish();
+    });
+    child.on('exit', (code, sig) => {
+      exited = true;
+      exitCode = code;
+      signal = sig;
+      if (!closed) {
+        // A background grandchild may hold the pipes open: stop waiting for it after a short grace.
+        timers.close = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          closed = true;
+          finish();
+        }, options.closeGraceMs ?? 100);
+      }
+    });
+    child.on('close', (code, sig) => {
+      if (!exited) {
+        exitCode = code;
+        signal = sig;
+      }
+      closed = true;
+      finish();
+    });
+
+    timers.timeout = setTimeout(
+      () => {
+        if (exited && closed) return;
+        timedOut = true;
+        killDone = false;
+        killGroup(child, 'SIGTERM');
+        setTimeout(() => {
+          killGroup(child, 'SIGKILL');
+          killDone = true;
+          finish();
+        }, options.killGraceMs ?? 250);
+      },
+      Math.max(1, req.timeoutSec) * 1000,
+    );
+
+    child.stdin?.end(req.stdin);
+  });
+}

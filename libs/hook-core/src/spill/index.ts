@@ -1,0 +1,2 @@
+// Spill stage: previews of oversized hook output.
+export * from './spill';

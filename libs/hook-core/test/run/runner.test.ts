@@ -1,0 +1,119 @@
+import { existsSync, readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { pluginEnv, runCommand, shellInvocation, substitutePluginVars } from '@hookwarden/hook-core';
+
+const fx = (name: string): string => join(__dirname, '..', 'fixtures', name);
+const cwd = tmpdir();
+
+/** True while a pid is alive and not a zombie waiting to be reaped. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+describe('runCommand', () => {
+  it('passes the input on stdin and closes it', async () => {
+    const r = await runCommand({ command: fx('echo-stdin.sh'), cwd, stdin: '{"a":1}', timeoutSec: 10 });
+    expect(r).toMatchObject({ exitCode: 0, signal: null, timedOut: false, stdout: '{"a":1}', stderr: '' });
+    expect(r.durationMs).toBeGreaterThan(0);
+  });
+
+  it('a hook that never reads a large stdin is not an error (EPIPE ignored)', async () => {
+    const r = await runCommand({ command: fx('ignore-stdin.sh'), cwd, stdin: 'x'.repeat(4 << 20), timeoutSec: 10 });
+    expect(r.exitCode).toBe(0);
+    expect(r.spawnError).toBeUndefined();
+  });
+
+  it('runs in the given cwd through /bin/sh -c', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hc-cwd-'));
+    const r = await runCommand({ command: 'pwd; echo "$0"', cwd: dir, stdin: '', timeoutSec: 10 });
+    expect(r.stdout.split('\n')[0]).toBe(dir);
+    expect(r.stdout.split('\n')[1]).toBe('/bin/sh');
+  });
+
+  it('reports exit codes and signals', async () => {
+    expect((await runCommand({ command: 'exit 7', cwd, stdin: '', timeoutSec: 5 })).exitCode).toBe(7);
+    const k = await runCommand({ command: 'kill -9 $$', cwd, stdin: '', timeoutSec: 5 });
+    expect(k.exitCode).toBeNull();
+    expect(k.signal).toBe('SIGKILL');
+  });
+
+  it('caps captured output per stream and flags the excess', async () => {
+    const r = await runCommand(
+      { command: `${fx('flood.sh')} 300000`, cwd, stdin: '', timeoutSec: 10 },
+      { maxOutputBytes: 100_000 },
+    );
+    expect(r.stdout.length).toBe(100_000);
+    expect(r.stderr.length).toBe(100_000);
+    expect(r.stdoutTruncated && r.stderrTruncated).toBe(true);
+  });
+
+  it('timeout kills the whole process group, grandchild included', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'hc-gc-')), 'pid');
+    const t0 = Date.now();
+    const r = await runCommand({ command: `${fx('spawn-grandchild.sh')} ${pidFile}`, cwd, stdin: '', timeoutSec: 1 });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(r.timedOut).toBe(true);
+    expect(existsSync(pidFile)).toBe(true);
+    const gc = Number(readFileSync(pidFile, 'utf8').trim());
+    await new Promise((res) => setTimeout(res, 100));
+    expect(alive(gc)).toBe(false);
+  });
+
+  it('a group that ignores SIGTERM is killed with SIGKILL', async () => {
+    const r = await runCommand(
+      { command: `exec ${fx('ignore-term.sh')}`, cwd, stdin: '', timeoutSec: 1 },
+      { killGraceMs: 100 },
+    );
+    expect(r.timedOut).toBe(true);
+    expect(r.signal).toBe('SIGKILL');
+  });
+
+  it('does not wait for a background child that keeps the pipes open', async () => {
+    const t0 = Date.now();
+    const r = await runCommand({ command: 'sleep 5 & echo started', cwd, stdin: '', timeoutSec: 10 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('started\n');
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
+  it('login shell option uses bash -lc; Windows uses COMSPEC /C', () => {
+    expect(shellInvocation('x', { loginShell: true })).toEqual({ file: 'bash', args: ['-lc', 'x'] });
+    expect(shellInvocation('x', { platform: 'win32', comspec: 'C:\\cmd.exe' })).toMatchObject({
+      file: 'C:\\cmd.exe',
+      args: ['/d', '/s', '/c', '"x"'],
+    });
+  });
+});
+
+describe('plugin variables', () => {
+  const plugin = { root: '/opt/plug in', dataDir: '/var/plug-data' };
+  it.each([
+    ['"${CLAUDE_PLUGIN_ROOT}"/bin/run-hook.sh x', '"/opt/plug in"/bin/run-hook.sh x'],
+    ['${CLAUDE_PLUGIN_ROOT}/hooks/a.py', '/opt/plug in/hooks/a.py'],
+    ['node "${PLUGIN_ROOT}/bin/h.mjs"', 'node "/opt/plug in/bin/h.mjs"'],
+    ["python3 '${CLAUDE_PLUGIN_ROOT}/hooks/s.py'", "python3 '/opt/plug in/hooks/s.py'"],
+    ['hook="$CLAUDE_PLUGIN_ROOT/hooks/g"', 'hook="/opt/plug in/hooks/g"'],
+    ['$PLUGIN_DATA/x ${CLAUDE_PLUGIN_DATA}', '/var/plug-data/x /var/plug-data'],
+    ['$PLUGIN_ROOTS stays', '$PLUGIN_ROOTS stays'],
+    ['node ${CODEX_PLUGIN_ROOT}/a.js', 'node ${CODEX_PLUGIN_ROOT}/a.js'],
+  ])('%s', (input, expected) => expect(substitutePluginVars(input, plugin)).toBe(expected));
+
+  it('plugin env reaches the hook', async () => {
+    const r = await runCommand({
+      command: fx('print-env.sh'),
+      cwd,
+      stdin: '',
+      timeoutSec: 5,
+      env: pluginEnv(process.env, plugin),
+    });
+    expect(r.stdout).toContain('PLUGIN_ROOT=/opt/plug in\n');
+    expect(r.stdout).toContain('CLAUDE_PLUGIN_DATA=/var/plug-data\n');
+  });
+});
