@@ -3,9 +3,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodValidationPipe } from 'nestjs-zod';
+import { AgentModule } from './agent/agent.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
 import { ConfigModule } from './config/config.module';
+import { EndpointsModule } from './endpoints/endpoints.module';
+import { EnrollmentModule } from './enrollment/enrollment.module';
 import type { AppConfig } from './config/config.schema';
 import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
@@ -15,12 +18,19 @@ import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
+import { ReleasesModule } from './releases/releases.module';
+import { SigningModule } from './signing/signing.module';
 import { TokensModule } from './tokens/tokens.module';
 
 /** Feature modules shared by the HTTP server and the worker. */
 export const FEATURE_MODULES = [
   HealthModule,
   TokensModule,
+  SigningModule,
+  EnrollmentModule,
+  EndpointsModule,
+  ReleasesModule,
+  AgentModule,
   PgPoolsModule,
   IngestModule,
   HookRunsModule,

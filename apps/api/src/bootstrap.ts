@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
+import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/config.schema';
 import { TokensService } from './tokens/tokens.service';
@@ -47,6 +48,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       .addBearerAuth()
       .build(),
   );
+  // Routes registered on Fastify directly (the agent bundle hot path) are described by hand.
+  (document.paths as Record<string, unknown>)[BUNDLE_PATH] = bundleOpenApiPath;
   SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
   app.enableShutdownHooks();
   return app;

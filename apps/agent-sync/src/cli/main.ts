@@ -16,5 +16,6 @@ async function main(argv: string[]): Promise<number> {
 }
 
 void main(process.argv).then((code) => {
-  process.exitCode = code;
+  // A command may have set its own exit code (e.g. run --once: 3 for a refused bundle).
+  if (code !== 0 || process.exitCode === undefined) process.exitCode = code || process.exitCode;
 });

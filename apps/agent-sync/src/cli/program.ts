@@ -1,6 +1,9 @@
-// The hookwarden-agent command line (commander).
+// The hookwarden-agent command line (commander): one register…Command(program) call per command file.
 import { Command } from 'commander';
 import { AGENT_VERSION } from '../version';
+import { registerEnrollCommand } from './enroll';
+import { registerRunCommand } from './run';
+import { registerStatusCommand } from './status';
 
 // Builds the CLI program; commands are registered by their feature modules.
 export function buildProgram(): Command {
@@ -11,5 +14,8 @@ export function buildProgram(): Command {
     .version(AGENT_VERSION, '-V, --version', 'print the agent version')
     .showHelpAfterError()
     .exitOverride();
+  registerEnrollCommand(program);
+  registerRunCommand(program);
+  registerStatusCommand(program);
   return program;
 }

@@ -27,6 +27,8 @@ export const configSchema = z.object({
   HOOKWARDEN_BOOTSTRAP_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Ed25519 private key (PKCS#8 PEM, or base64 of it) used to sign bundles; generated and stored if absent. */
   HOOKWARDEN_SIGNING_KEY: z.string().min(1).optional(),
+  /** Long-poll bundle requests one API instance holds at once before answering 503 with Retry-After. */
+  BUNDLE_MAX_WAITERS: z.coerce.number().int().min(0).default(50_000),
   /** Authentication failures allowed per client per window before 429. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
   AUTH_FAILURE_WINDOW_SEC: z.coerce.number().int().min(1).default(60),

@@ -4,6 +4,11 @@ import { IngestModule } from '../ingest/ingest.module';
 import { IngestProcessor } from '../ingest/ingest.processor';
 import { MaintenanceModule } from '../maintenance/maintenance.module';
 import { MaintenanceProcessor } from '../maintenance/maintenance.processor';
+import { ReleasesModule } from '../releases/releases.module';
+import { RolloutProcessor } from '../releases/rollout.processor';
 
-@Module({ imports: [IngestModule, MaintenanceModule], providers: [IngestProcessor, MaintenanceProcessor] })
+@Module({
+  imports: [ReleasesModule, IngestModule, MaintenanceModule],
+  providers: [RolloutProcessor, IngestProcessor, MaintenanceProcessor],
+})
 export class WorkerModule {}

@@ -1,0 +1,64 @@
+// `hookwarden-agent run`: keeps the managed layer in sync with the server (daemon, or --once).
+import type { Command } from 'commander';
+import { log } from '../log';
+import { Syncer } from '../sync/syncer';
+import { defaultStateDir } from './options';
+
+interface RunOptions {
+  stateDir: string;
+  root: string;
+  once?: boolean;
+  pollWait: string;
+  driftInterval: string;
+  maxBackoff: string;
+}
+
+// Parses a non-negative integer option or throws naming it.
+function int(name: string, value: string, max: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new Error(`${name}: expected an integer 0..${max}, got ${value}`);
+  return n;
+}
+
+// Adds the run command.
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('long-poll the signed bundle, apply it atomically, repair drift and report status')
+    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
+    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/')
+    .option('--once', 'fetch and apply once, report, and exit (exit 3 when the bundle is refused)')
+    .option('--poll-wait <sec>', 'long-poll wait asked of the server (max 60)', '30')
+    .option('--drift-interval <sec>', 'seconds between on-disk drift checks', '300')
+    .option('--max-backoff <ms>', 'cap of the retry backoff on errors', '60000')
+    .action(async (opts: RunOptions) => {
+      const syncer = new Syncer({
+        stateDir: opts.stateDir,
+        root: opts.root,
+        pollWaitSec: int('--poll-wait', opts.pollWait, 60),
+        driftIntervalSec: Math.max(1, int('--drift-interval', opts.driftInterval, 86_400)),
+        maxBackoffMs: Math.max(100, int('--max-backoff', opts.maxBackoff, 3_600_000)),
+        stepDelayMs: process.env.HOOKWARDEN_AGENT_TEST_STEP_DELAY_MS
+          ? Number(process.env.HOOKWARDEN_AGENT_TEST_STEP_DELAY_MS)
+          : 0,
+      });
+      await syncer.init();
+      if (opts.once) {
+        let outcome;
+        try {
+          outcome = await syncer.pollOnce(0);
+        } finally {
+          await syncer.flushReport();
+        }
+        log('info', 'run --once finished', { outcome });
+        if (outcome === 'refused') process.exitCode = 3;
+        return;
+      }
+      const stop = (): void => syncer.stop();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      log('info', 'agent started', { pollWaitSec: Number(opts.pollWait) });
+      await syncer.run();
+      log('info', 'agent stopped');
+    });
+}

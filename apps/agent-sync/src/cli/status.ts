@@ -1,0 +1,46 @@
+// `hookwarden-agent status`: applied version, revision, last check-in and drift, from the state directory and disk.
+import type { Command } from 'commander';
+import { Layer } from '../materialize/layer';
+import { readAgentState } from '../state/agent-state';
+import { readCredentials } from '../state/credentials';
+import { defaultStateDir } from './options';
+
+// Adds the status command.
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('show the applied policy version, revision, last check-in and drift')
+    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
+    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/')
+    .option('--json', 'print JSON')
+    .action(async (opts: { stateDir: string; root: string; json?: boolean }) => {
+      const creds = await readCredentials(opts.stateDir);
+      const state = await readAgentState(opts.stateDir);
+      const disk = await new Layer({ root: opts.root }).inspect();
+      const out = {
+        enrolled: !!creds,
+        endpointId: creds?.endpointId ?? null,
+        server: creds?.serverUrl ?? null,
+        policyVersion: disk.meta?.policyVersion ?? null,
+        revision: disk.meta?.revision ?? null,
+        digest: disk.meta?.digest ?? null,
+        lastCheckIn: state.lastCheckInAt,
+        lastState: state.lastState,
+        lastError: state.lastError,
+        drift: disk.drift,
+      };
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+        return;
+      }
+      const lines = [
+        `enrolled:       ${out.enrolled ? `yes (endpoint ${out.endpointId} at ${out.server})` : 'no'}`,
+        `policy version: ${out.policyVersion ?? '-'}`,
+        `revision:       ${out.revision ?? '-'}`,
+        `last check-in:  ${out.lastCheckIn ?? 'never'}`,
+        `last state:     ${out.lastState ?? '-'}${out.lastError ? ` (${out.lastError})` : ''}`,
+        `drift:          ${out.drift.length === 0 ? 'none' : out.drift.join('; ')}`,
+      ];
+      process.stdout.write(lines.join('\n') + '\n');
+    });
+}

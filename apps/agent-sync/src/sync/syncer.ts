@@ -1,0 +1,309 @@
+// The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
+import { ApiClient, ApiHttpError } from '../client/api-client';
+import { Backoff } from '../client/backoff';
+import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
+import { clearThrottle, log, logThrottled } from '../log';
+import { Layer } from '../materialize/layer';
+import { type AgentState, readAgentState, readLastGood, writeAgentState, writeLastGood } from '../state/agent-state';
+import { type Credentials, readCredentials, writeCredentials } from '../state/credentials';
+import { AGENT_VERSION } from '../version';
+import { fetchTrustedKeys } from './trusted-keys';
+
+export interface SyncOptions {
+  stateDir: string;
+  root: string;
+  pollWaitSec: number;
+  driftIntervalSec: number;
+  maxBackoffMs: number;
+  stepDelayMs?: number;
+  /** Upload counters reported in status (filled by the spool uploader). */
+  counters?: () => { uploadsPending: number; recordsDropped: number };
+}
+
+interface StatusReport {
+  state: 'applied' | 'failed' | 'drifted';
+  appliedRevision: number | null;
+  appliedDigest: string | null;
+  targetRevision: number | null;
+  errors: string[];
+  files: Array<{ path: string; sha256: string | null }>;
+  counters: { uploadsPending: number; recordsDropped: number };
+  agentVersion: string;
+}
+
+export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
+
+export class Syncer {
+  private creds!: Credentials;
+  private client!: ApiClient;
+  private readonly layer: Layer;
+  private state!: AgentState;
+  /** The digest sent as If-None-Match: the applied bundle, or the last refused one (not fetched again). */
+  private etag: string | null = null;
+  private pending: StatusReport | null = null;
+  private lock: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private readonly backoff: Backoff;
+
+  constructor(private readonly opts: SyncOptions) {
+    this.layer = new Layer({ root: opts.root, stepDelayMs: opts.stepDelayMs });
+    this.backoff = new Backoff(500, opts.maxBackoffMs);
+  }
+
+  // Runs `fn` after every earlier locked task (apply and drift repair never overlap).
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  // Loads credentials and state, recovers an interrupted apply, restores from the last good bundle if needed.
+  async init(): Promise<void> {
+    const creds = await readCredentials(this.opts.stateDir);
+    if (!creds) throw new Error(`not enrolled: no credentials in ${this.opts.stateDir} (run hookwarden-agent enroll)`);
+    this.creds = creds;
+    this.client = new ApiClient({
+      baseUrl: creds.serverUrl,
+      credential: creds.credential,
+      userAgent: `hookwarden-agent/${AGENT_VERSION}`,
+    });
+    this.state = await readAgentState(this.opts.stateDir);
+    await this.layer.recover();
+    await this.locked(() => this.restoreFromLastGood());
+    this.etag = (await this.layer.current())?.meta.digest ?? null;
+  }
+
+  // Offline start and start-up check: the disk must hold the last good bundle (re-verified); repair it if not.
+  private async restoreFromLastGood(): Promise<void> {
+    const raw = await readLastGood(this.opts.stateDir);
+    const disk = await this.layer.current();
+    if (!raw) {
+      if (disk) await this.checkDrift();
+      return;
+    }
+    let v: VerifiedBundle;
+    try {
+      v = verifyBundle(raw, this.creds.publicKeys, null, null);
+    } catch (err) {
+      log('error', 'the last good bundle in the state directory does not verify; ignoring it', { error: String(err) });
+      return;
+    }
+    if (!disk || disk.meta.revision < v.revision) {
+      await this.layer.apply(v);
+      this.noteApplied(v);
+      log('info', 'restored the managed layer from the last good bundle', { revision: v.revision });
+      await this.saveState();
+      this.queueReport('applied', v.revision, []);
+      return;
+    }
+    await this.checkDrift();
+  }
+
+  // Records an applied bundle in the agent state.
+  private noteApplied(v: VerifiedBundle): void {
+    this.state.appliedRevision = v.revision;
+    this.state.appliedDigest = v.digest;
+    this.state.policyVersion = v.manifest.policyVersion;
+    this.state.appliedAt = new Date().toISOString();
+    this.state.lastState = 'applied';
+    this.state.lastError = null;
+    this.etag = v.digest;
+  }
+
+  private async saveState(): Promise<void> {
+    await writeAgentState(this.opts.stateDir, this.state);
+  }
+
+  // Builds the status report from the disk and queues it for sending.
+  private queueReport(state: StatusReport['state'], targetRevision: number | null, errors: string[]): void {
+    this.pending = {
+      state,
+      appliedRevision: null,
+      appliedDigest: null,
+      targetRevision,
+      errors,
+      files: [],
+      counters: this.opts.counters?.() ?? { uploadsPending: 0, recordsDropped: 0 },
+      agentVersion: AGENT_VERSION,
+    };
+  }
+
+  // Sends the queued report (with the current on-disk digests); kept for the next try if the server is unreachable.
+  async flushReport(): Promise<void> {
+    const report = this.pending;
+    if (!report) return;
+    const disk = await this.layer.inspect();
+    report.appliedRevision = disk.meta?.revision ?? null;
+    report.appliedDigest = disk.meta?.digest ?? null;
+    report.files = disk.files;
+    try {
+      await this.client.request('POST', '/v1/agent/status', {
+        body: report,
+        timeoutMs: 15_000,
+        signal: this.abort.signal,
+      });
+      if (this.pending === report) this.pending = null;
+      this.state.lastCheckInAt = new Date().toISOString();
+      await this.saveState();
+    } catch (err) {
+      if (
+        err instanceof ApiHttpError &&
+        err.status >= 400 &&
+        err.status < 500 &&
+        err.status !== 429 &&
+        err.status !== 401
+      ) {
+        this.pending = null;
+      }
+      logThrottled('report', 'warn', 'could not send the status report', { error: String(err) });
+    }
+  }
+
+  // Accepts keys announced by the server when a trusted key signed the list.
+  private async refreshKeys(): Promise<void> {
+    try {
+      const keys = await fetchTrustedKeys(this.client, this.creds.publicKeys);
+      if (!keys || keys.length === 0) return;
+      this.creds = { ...this.creds, publicKeys: keys };
+      await writeCredentials(this.opts.stateDir, this.creds);
+    } catch (err) {
+      logThrottled('keys', 'warn', 'could not refresh the trusted keys', { error: String(err) });
+    }
+  }
+
+  // Verifies and applies a bundle from the server; a refused bundle changes nothing and is reported failed.
+  async applyRaw(raw: unknown): Promise<ApplyOutcome> {
+    const keyId = (raw as { keyId?: unknown } | null)?.keyId;
+    if (typeof keyId === 'string' && !this.creds.publicKeys.some((k) => k.kid === keyId)) await this.refreshKeys();
+    return this.locked(async () => {
+      const disk = await this.layer.current();
+      let revision: number | null = null;
+      try {
+        const v = verifyBundle(raw, this.creds.publicKeys, disk?.meta.revision ?? null, disk?.meta.digest ?? null);
+        revision = v.revision;
+        if (disk && disk.meta.digest === v.digest) {
+          this.etag = v.digest;
+          return 'unchanged';
+        }
+        await this.layer.apply(v);
+        await writeLastGood(this.opts.stateDir, v.raw);
+        this.noteApplied(v);
+        await this.saveState();
+        log('info', 'applied bundle', {
+          revision: v.revision,
+          policyVersion: v.manifest.policyVersion,
+          digest: v.digest,
+        });
+        this.queueReport('applied', v.revision, []);
+        return 'applied';
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        const rev = err instanceof BundleRejected ? (err.revision ?? revision) : revision;
+        const manifestText = (raw as { manifest?: unknown } | null)?.manifest;
+        if (typeof manifestText === 'string') this.etag = digestOf(manifestText);
+        this.state.lastState = 'failed';
+        this.state.lastError = message;
+        await this.saveState();
+        log('error', 'refused bundle', { revision: rev, error: message });
+        this.queueReport('failed', rev, [message]);
+        return 'refused';
+      }
+    });
+  }
+
+  // Compares the disk with the ownership manifest; restores from the last good bundle and reports drift.
+  async checkDrift(): Promise<string[]> {
+    const r = await this.layer.inspect();
+    if (!r.meta || r.drift.length === 0) {
+      if (this.state.drift.length > 0) {
+        this.state.drift = [];
+        await this.saveState();
+      }
+      return [];
+    }
+    log('warn', 'managed layer drifted from its manifest; restoring', { drift: r.drift });
+    const raw = await readLastGood(this.opts.stateDir);
+    try {
+      const v = verifyBundle(raw, this.creds.publicKeys, null, null);
+      await this.layer.apply(v);
+      this.state.driftRepairedAt = new Date().toISOString();
+    } catch (err) {
+      log('error', 'could not restore the managed layer', { error: String(err) });
+    }
+    this.state.drift = r.drift;
+    this.state.lastState = 'drifted';
+    await this.saveState();
+    this.queueReport('drifted', r.meta.revision, r.drift);
+    return r.drift;
+  }
+
+  // One request for the bundle (long poll when waitSec > 0); returns what happened.
+  async pollOnce(waitSec: number): Promise<ApplyOutcome | 'not-modified' | 'none'> {
+    const headers: Record<string, string> = {};
+    if (this.etag) headers['if-none-match'] = `"${this.etag}"`;
+    if (waitSec > 0) headers.prefer = `wait=${waitSec}`;
+    const res = await this.client.request('GET', '/v1/agent/bundle', {
+      headers,
+      accept: [304, 204],
+      timeoutMs: waitSec * 1000 + 15_000,
+      signal: this.abort.signal,
+    });
+    this.state.lastCheckInAt = new Date().toISOString();
+    if (res.status === 304 || res.status === 204) {
+      await res.body?.cancel();
+      return res.status === 304 ? 'not-modified' : 'none';
+    }
+    return this.applyRaw(await res.json());
+  }
+
+  // The daemon loop: long polls with backoff until stop(); drift checks on a timer.
+  async run(): Promise<void> {
+    if (this.pending) await this.flushReport();
+    const timer = setInterval(() => {
+      void this.locked(() => this.checkDrift())
+        .then(() => this.flushReport())
+        .catch((err: unknown) => log('error', 'drift check failed', { error: String(err) }));
+    }, this.opts.driftIntervalSec * 1000);
+    try {
+      while (!this.stopped) {
+        try {
+          await this.pollOnce(this.opts.pollWaitSec);
+          this.backoff.reset();
+          clearThrottle('poll');
+        } catch (err) {
+          if (this.stopped) break;
+          const retryAfter = err instanceof ApiHttpError ? err.retryAfterMs : null;
+          const delay = this.backoff.next(retryAfter);
+          const status = err instanceof ApiHttpError ? err.status : null;
+          logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
+            error: err instanceof Error ? err.message : String(err),
+            status,
+            retryInMs: delay,
+          });
+          await this.sleep(delay);
+        }
+        await this.flushReport();
+      }
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  // Sleeps unless stopped.
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.abort.signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  // Ends the loop (SIGTERM/SIGINT): aborts the held request.
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+  }
+}

@@ -1,0 +1,34 @@
+// Key rotation on the agent: new signing keys are accepted only from a key list signed by a key already trusted.
+import { createPublicKey, verify } from 'node:crypto';
+import type { ApiClient } from '../client/api-client';
+import type { TrustedKey } from '../bundle/verify';
+
+// Canonical JSON (sorted keys, compact), identical to the server's.
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+// Fetches the server's key list; returns it when a trusted key signed it, else null.
+export async function fetchTrustedKeys(client: ApiClient, trusted: TrustedKey[]): Promise<TrustedKey[] | null> {
+  const list = await client.json<{ keys: TrustedKey[]; keyId: string; signature: string }>('GET', '/v1/agent/keys', {
+    timeoutMs: 15_000,
+  });
+  const signer = trusted.find((k) => k.kid === list.keyId);
+  if (!signer || !Array.isArray(list.keys)) return null;
+  try {
+    const ok = verify(
+      null,
+      Buffer.from(canonicalJson(list.keys), 'utf8'),
+      createPublicKey(signer.publicKeyPem),
+      Buffer.from(list.signature, 'base64'),
+    );
+    return ok ? list.keys.map((k) => ({ kid: String(k.kid), publicKeyPem: String(k.publicKeyPem) })) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,61 @@
+// Agent routes handled by Nest: enrollment, trusted keys, status (the bundle long poll is in bundle.route.ts).
+import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AgentRoute, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { EnrollDto, EnrolledDto, PublicKeysDto } from '../enrollment/enrollment.dto';
+import { EnrollmentService } from '../enrollment/enrollment.service';
+import { SigningService } from '../signing/signing.service';
+import { StatusAcceptedDto, StatusDto } from './agent.dto';
+import { AgentService } from './agent.service';
+
+// The agent's ids (agent routes are only reachable with an agent principal).
+function agentOf(p: Principal): { endpointId: string; groupId: string } {
+  if (p.kind !== 'agent') throw new Error('agent route reached without an agent principal');
+  return p;
+}
+
+@ApiTags('agent')
+@Controller('v1/agent')
+export class AgentController {
+  constructor(
+    private readonly enrollment: EnrollmentService,
+    private readonly signing: SigningService,
+    private readonly agent: AgentService,
+  ) {}
+
+  @Public()
+  @Post('enroll')
+  @ApiCreatedResponse({
+    type: EnrolledDto,
+    description:
+      'Authenticated by the enrollment secret (body `secret` or bearer). Re-enrolling a machine rotates its credential.',
+  })
+  enroll(@Body() body: EnrollDto, @Headers('authorization') authorization?: string): Promise<EnrolledDto> {
+    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+    const { secret, ...rest } = body;
+    return this.enrollment.enroll(secret ?? bearer, rest);
+  }
+
+  @AgentRoute()
+  @ApiBearerAuth()
+  @Get('keys')
+  @ApiOkResponse({
+    type: PublicKeysDto,
+    description:
+      'Every public key currently trusted to sign bundles, signed by the active key (agents accept new keys only from a key they trust).',
+  })
+  async keys(): Promise<PublicKeysDto> {
+    return this.signing.signedKeyList();
+  }
+
+  @AgentRoute()
+  @ApiBearerAuth()
+  @Post('status')
+  @HttpCode(200)
+  @ApiOkResponse({ type: StatusAcceptedDto })
+  status(@CurrentPrincipal() principal: Principal, @Body() body: StatusDto): Promise<StatusAcceptedDto> {
+    const { endpointId, groupId } = agentOf(principal);
+    return this.agent.status(endpointId, groupId, body);
+  }
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { EnrollmentModule } from '../enrollment/enrollment.module';
+import { ReleasesModule } from '../releases/releases.module';
+import { AgentController } from './agent.controller';
+import { AgentRepository } from './agent.repository';
+import { AgentService } from './agent.service';
+import { BundleCacheService } from './bundle-cache.service';
+import { BundleRoute } from './bundle.route';
+
+@Module({
+  imports: [EnrollmentModule, ReleasesModule],
+  controllers: [AgentController],
+  providers: [AgentRepository, AgentService, BundleCacheService, BundleRoute],
+})
+export class AgentModule {}

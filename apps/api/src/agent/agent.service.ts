@@ -1,0 +1,21 @@
+// Agent check-ins: record the status and feed the rollout gate.
+import { Injectable } from '@nestjs/common';
+import { ReleasesService } from '../releases/releases.service';
+import type { StatusInput } from './agent.dto';
+import { AgentRepository } from './agent.repository';
+
+@Injectable()
+export class AgentService {
+  constructor(
+    private readonly repo: AgentRepository,
+    private readonly releases: ReleasesService,
+  ) {}
+
+  // Stores the report, then runs the gate of the group's rolling release if the report concerns it.
+  async status(endpointId: string, groupId: string, s: StatusInput): Promise<{ accepted: true; serverTime: string }> {
+    const now = new Date();
+    await this.repo.recordStatus(endpointId, groupId, s, now);
+    await this.releases.checkGateAfterReport(groupId, s.targetRevision);
+    return { accepted: true, serverTime: now.toISOString() };
+  }
+}

@@ -1,0 +1,150 @@
+// Per-process bundle delivery state: group → bundle state cache and group → held long-poll requests.
+// Invalidated by the Redis bundle-events channel, so answering a revalidation costs no database query.
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { BundleEventsService } from '../releases/bundle-events.service';
+import { ReleasesService } from '../releases/releases.service';
+import { bundleFor, type GroupBundleState, type ServedBundle } from '../releases/rollout';
+
+/** Safety net if a pub/sub message is lost: cached states are refreshed after this long. */
+const CACHE_TTL_MS = 30_000;
+
+interface CacheEntry {
+  state: Promise<GroupBundleState>;
+  at: number;
+}
+
+export interface Waiter {
+  endpointId: string;
+  ifNoneMatch: string | undefined;
+  /** Called once with the endpoint's new bundle (null: none) or `undefined` when the wait ended unchanged. */
+  finish(bundle: ServedBundle | null | undefined): void;
+}
+
+// True when the client's If-None-Match names this bundle (or there is no bundle to send).
+export function unchanged(bundle: ServedBundle | null, ifNoneMatch: string | undefined): boolean {
+  if (!bundle) return true;
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch === bundle.etag) return true;
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === bundle.etag);
+}
+
+@Injectable()
+export class BundleCacheService implements OnModuleDestroy {
+  private readonly logger = new Logger('BundleCache');
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly generation = new Map<string, number>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private held = 0;
+  private started = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly releases: ReleasesService,
+    private readonly events: BundleEventsService,
+  ) {}
+
+  // Subscribes this process to bundle events (called by the HTTP route registration only).
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.events.subscribe((groupId) => this.onChange(groupId));
+  }
+
+  // Number of requests held right now.
+  get heldCount(): number {
+    return this.held;
+  }
+
+  // True when another held request would exceed the configured limit.
+  get full(): boolean {
+    return this.held >= this.config.BUNDLE_MAX_WAITERS;
+  }
+
+  // The group's change counter (a waiter registered after a change it did not see re-evaluates).
+  gen(groupId: string): number {
+    return this.generation.get(groupId) ?? 0;
+  }
+
+  // The group's bundle state, from the cache or one shared database read.
+  async state(groupId: string): Promise<GroupBundleState> {
+    const now = Date.now();
+    const hit = this.cache.get(groupId);
+    if (hit && now - hit.at < CACHE_TTL_MS) return hit.state;
+    const entry: CacheEntry = { state: this.releases.bundleState(groupId), at: now };
+    this.cache.set(groupId, entry);
+    entry.state.catch(() => {
+      if (this.cache.get(groupId) === entry) this.cache.delete(groupId);
+    });
+    return entry.state;
+  }
+
+  // Holds a request until the endpoint's bundle changes or `waitMs` passes; returns a cancel function.
+  hold(groupId: string, waiter: Waiter, waitMs: number): () => void {
+    let set = this.waiters.get(groupId);
+    if (!set) this.waiters.set(groupId, (set = new Set()));
+    let done = false;
+    const entry: Waiter = {
+      endpointId: waiter.endpointId,
+      ifNoneMatch: waiter.ifNoneMatch,
+      finish: (bundle) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.held--;
+        const s = this.waiters.get(groupId);
+        s?.delete(entry);
+        if (s && s.size === 0) this.waiters.delete(groupId);
+        waiter.finish(bundle);
+      },
+    };
+    const timer = setTimeout(() => entry.finish(undefined), waitMs);
+    set.add(entry);
+    this.held++;
+    return () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      this.held--;
+      const s = this.waiters.get(groupId);
+      s?.delete(entry);
+      if (s && s.size === 0) this.waiters.delete(groupId);
+    };
+  }
+
+  // A group's bundle changed (null: maybe every group): drop the cache and answer the waiters whose bundle changed.
+  onChange(groupId: string | null): void {
+    const groups = groupId === null ? [...new Set([...this.cache.keys(), ...this.waiters.keys()])] : [groupId];
+    for (const g of groups) {
+      this.generation.set(g, this.gen(g) + 1);
+      this.cache.delete(g);
+      if (this.waiters.has(g)) void this.wake(g);
+    }
+  }
+
+  // Re-reads the group's state once and releases every waiter whose bundle differs from what it holds.
+  private async wake(groupId: string): Promise<void> {
+    let state: GroupBundleState;
+    try {
+      state = await this.state(groupId);
+    } catch (err) {
+      this.logger.warn(
+        { err, groupId },
+        'could not load the bundle state to wake waiters; they retry at their timeout',
+      );
+      return;
+    }
+    const set = this.waiters.get(groupId);
+    if (!set) return;
+    for (const w of [...set]) {
+      const bundle = bundleFor(state, w.endpointId);
+      if (!unchanged(bundle, w.ifNoneMatch)) w.finish(bundle);
+    }
+  }
+
+  // Answers every held request (unchanged) so shutdown does not wait for long polls.
+  onModuleDestroy(): void {
+    for (const set of [...this.waiters.values()]) for (const w of [...set]) w.finish(undefined);
+  }
+}

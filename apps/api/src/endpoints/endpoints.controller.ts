@@ -1,0 +1,37 @@
+// Admin routes: enrolled endpoints.
+import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AuditCtx } from '../audit-log/audit-context.decorator';
+import type { AuditContext } from '../audit-log/audit-log.writer';
+import { ReadRoles, Roles } from '../auth/auth.decorators';
+import { EndpointPageDto, EndpointViewDto, ListEndpointsQueryDto } from './endpoints.dto';
+import { EndpointsService } from './endpoints.service';
+
+@ApiTags('endpoints')
+@ApiBearerAuth()
+@Controller('v1/endpoints')
+export class EndpointsController {
+  constructor(private readonly endpoints: EndpointsService) {}
+
+  @ReadRoles()
+  @Get()
+  @ApiOkResponse({ type: EndpointPageDto })
+  list(@Query() q: ListEndpointsQueryDto): Promise<EndpointPageDto> {
+    return this.endpoints.list({ groupId: q.groupId, state: q.state, platform: q.platform }, q.limit, q.cursor);
+  }
+
+  @ReadRoles()
+  @Get(':id')
+  @ApiOkResponse({ type: EndpointViewDto })
+  get(@Param('id', new ParseUUIDPipe()) id: string): Promise<EndpointViewDto> {
+    return this.endpoints.get(id);
+  }
+
+  @Roles('admin')
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @ApiOkResponse({ type: EndpointViewDto, description: 'The endpoint; its agent gets 401 from now on.' })
+  revoke(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
+    return this.endpoints.revoke(id, ctx);
+  }
+}

@@ -1,0 +1,41 @@
+// Request/response schemas of the admin endpoint routes.
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+
+export const listEndpointsQuerySchema = z
+  .object({
+    groupId: z.uuid().optional(),
+    state: z.enum(['pending', 'applied', 'failed', 'drifted', 'revoked']).optional(),
+    platform: z.string().min(1).max(32).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.string().max(500).optional().describe('The nextCursor of the previous page'),
+  })
+  .strict();
+export class ListEndpointsQueryDto extends createZodDto(listEndpointsQuerySchema) {}
+
+export const endpointViewSchema = z.object({
+  id: z.uuid(),
+  groupId: z.uuid(),
+  groupName: z.string(),
+  hostname: z.string(),
+  platform: z.string(),
+  machineId: z.string(),
+  agentVersion: z.string(),
+  state: z.string().describe('pending | applied | failed | drifted | revoked'),
+  enrolledAt: z.iso.datetime(),
+  lastSeenAt: z.iso.datetime().nullable().describe('Last check-in (status report)'),
+  revokedAt: z.iso.datetime().nullable(),
+  appliedRevision: z.number().int().nullable(),
+  appliedDigest: z.string().nullable(),
+  appliedReleaseId: z.uuid().nullable(),
+  appliedPolicyVersion: z.number().int().nullable(),
+  targetRevision: z.number().int().nullable(),
+  uploadsPending: z.number().int(),
+  recordsDropped: z.number().int(),
+  lastStatus: z.unknown().nullable().describe('The last status report (errors, files)'),
+});
+export class EndpointViewDto extends createZodDto(endpointViewSchema) {}
+export type EndpointView = z.infer<typeof endpointViewSchema>;
+
+export const endpointPageSchema = z.object({ items: z.array(endpointViewSchema), nextCursor: z.string().nullable() });
+export class EndpointPageDto extends createZodDto(endpointPageSchema) {}

@@ -1,0 +1,49 @@
+// Admin routes for a group's enrollment secrets.
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AuditCtx } from '../audit-log/audit-context.decorator';
+import type { AuditContext } from '../audit-log/audit-log.writer';
+import { Roles } from '../auth/auth.decorators';
+import {
+  CreateEnrollmentSecretDto,
+  CreatedEnrollmentSecretDto,
+  EnrollmentSecretListDto,
+  EnrollmentSecretViewDto,
+} from './enrollment.dto';
+import { EnrollmentService } from './enrollment.service';
+
+@ApiTags('enrollment')
+@ApiBearerAuth()
+@Controller('v1')
+export class EnrollmentController {
+  constructor(private readonly enrollment: EnrollmentService) {}
+
+  @Roles('admin')
+  @Post('groups/:groupId/enrollment-secrets')
+  @ApiCreatedResponse({ type: CreatedEnrollmentSecretDto, description: 'The secret is shown only in this answer.' })
+  create(
+    @Param('groupId', new ParseUUIDPipe()) groupId: string,
+    @Body() body: CreateEnrollmentSecretDto,
+    @AuditCtx() ctx: AuditContext,
+  ): Promise<CreatedEnrollmentSecretDto> {
+    return this.enrollment.create(groupId, body, ctx);
+  }
+
+  @Roles('admin')
+  @Get('groups/:groupId/enrollment-secrets')
+  @ApiOkResponse({ type: EnrollmentSecretListDto })
+  list(@Param('groupId', new ParseUUIDPipe()) groupId: string): Promise<EnrollmentSecretListDto> {
+    return this.enrollment.list(groupId);
+  }
+
+  @Roles('admin')
+  @Post('enrollment-secrets/:id/revoke')
+  @HttpCode(200)
+  @ApiOkResponse({ type: EnrollmentSecretViewDto })
+  revoke(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @AuditCtx() ctx: AuditContext,
+  ): Promise<EnrollmentSecretViewDto> {
+    return this.enrollment.revoke(id, ctx);
+  }
+}

@@ -1,0 +1,96 @@
+// Admin routes: releases of a group and their staged rollout.
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { AuditCtx } from '../audit-log/audit-context.decorator';
+import type { AuditContext } from '../audit-log/audit-log.writer';
+import { ReadRoles, Roles } from '../auth/auth.decorators';
+import {
+  AbortedDto,
+  CreateReleaseDto,
+  ReleaseActionDto,
+  ReleaseListDto,
+  ReleaseViewDto,
+  RolloutDto,
+} from './releases.dto';
+import { ReleasesService } from './releases.service';
+
+@ApiTags('releases')
+@ApiBearerAuth()
+@Controller('v1')
+export class ReleasesController {
+  constructor(private readonly releases: ReleasesService) {}
+
+  @Roles('admin')
+  @Post('groups/:groupId/releases')
+  @ApiCreatedResponse({
+    type: ReleaseViewDto,
+    description: 'The release; waiting agents of the group are woken at once.',
+  })
+  create(
+    @Param('groupId', new ParseUUIDPipe()) groupId: string,
+    @Body() body: CreateReleaseDto,
+    @AuditCtx() ctx: AuditContext,
+  ): Promise<ReleaseViewDto> {
+    return this.releases.create(groupId, body, ctx);
+  }
+
+  @ReadRoles()
+  @Get('groups/:groupId/releases')
+  @ApiOkResponse({ type: ReleaseListDto })
+  list(@Param('groupId', new ParseUUIDPipe()) groupId: string): Promise<ReleaseListDto> {
+    return this.releases.list(groupId);
+  }
+
+  @ReadRoles()
+  @Get('releases/:id')
+  @ApiOkResponse({ type: ReleaseViewDto })
+  get(@Param('id', new ParseUUIDPipe()) id: string): Promise<ReleaseViewDto> {
+    return this.releases.get(id);
+  }
+
+  @ReadRoles()
+  @Get('releases/:id/rollout')
+  @ApiOkResponse({ type: RolloutDto })
+  rollout(@Param('id', new ParseUUIDPipe()) id: string): Promise<RolloutDto> {
+    return this.releases.rollout(id);
+  }
+
+  @Roles('admin')
+  @Post('releases/:id/pause')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ReleaseViewDto })
+  pause(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @Body() body: ReleaseActionDto | undefined,
+    @AuditCtx() ctx: AuditContext,
+  ): Promise<ReleaseViewDto> {
+    return this.releases.pause(id, body?.reason, ctx);
+  }
+
+  @Roles('admin')
+  @Post('releases/:id/resume')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ReleaseViewDto })
+  resume(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
+    return this.releases.resume(id, ctx);
+  }
+
+  @Roles('admin')
+  @Post('releases/:id/advance')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ReleaseViewDto })
+  advance(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
+    return this.releases.advance(id, ctx);
+  }
+
+  @Roles('admin')
+  @Post('releases/:id/abort')
+  @HttpCode(200)
+  @ApiOkResponse({
+    type: AbortedDto,
+    description: 'The aborted release and the rollback release re-issuing the previous bundle.',
+  })
+  abort(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<AbortedDto> {
+    return this.releases.abort(id, ctx);
+  }
+}

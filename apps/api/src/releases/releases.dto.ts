@@ -1,0 +1,107 @@
+// Request/response schemas of releases and rollouts.
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+
+export const createReleaseSchema = z
+  .object({
+    policyVersionId: z.uuid().describe('The policy version to make current for the group'),
+    strategy: z.enum(['immediate', 'staged']).default('immediate'),
+    rings: z
+      .array(z.number().int().min(1).max(100))
+      .min(1)
+      .max(20)
+      .optional()
+      .describe(
+        'Cumulative percentages of endpoints per ring, strictly increasing, ending at 100 (default 1,5,25,100)',
+      ),
+    ringIntervalSec: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400)
+      .optional()
+      .describe('Pause between rings (default 3600)'),
+    maxApplyFailureRate: z.number().min(0).max(1).optional().describe('Auto-pause above this apply-failure ratio'),
+    maxHookFailureRate: z.number().min(0).max(1).optional().describe('Auto-pause above this hook-failure ratio'),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (!v.rings) return;
+    for (let i = 1; i < v.rings.length; i++) {
+      if (v.rings[i]! <= v.rings[i - 1]!) {
+        ctx.addIssue({ code: 'custom', path: ['rings', i], message: 'rings must be strictly increasing' });
+      }
+    }
+    if (v.rings[v.rings.length - 1] !== 100) {
+      ctx.addIssue({ code: 'custom', path: ['rings', v.rings.length - 1], message: 'the last ring must be 100' });
+    }
+  });
+export class CreateReleaseDto extends createZodDto(createReleaseSchema) {}
+export type CreateReleaseInput = z.infer<typeof createReleaseSchema>;
+
+export const releaseViewSchema = z.object({
+  id: z.uuid(),
+  groupId: z.uuid(),
+  policyVersionId: z.uuid(),
+  policyId: z.uuid(),
+  policyVersion: z.number().int(),
+  revision: z.number().int(),
+  strategy: z.enum(['immediate', 'staged']),
+  status: z.string().describe('rolling | paused | completed | aborted | superseded'),
+  rings: z.array(z.number().int()),
+  currentRing: z.number().int(),
+  ringIntervalSec: z.number().int(),
+  maxApplyFailureRate: z.number(),
+  maxHookFailureRate: z.number().nullable(),
+  previousReleaseId: z.uuid().nullable(),
+  digest: z.string().describe('Bundle digest (the ETag agents see)'),
+  keyId: z.string(),
+  pausedReason: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
+});
+export class ReleaseViewDto extends createZodDto(releaseViewSchema) {}
+export type ReleaseView = z.infer<typeof releaseViewSchema>;
+
+export const releaseListSchema = z.object({ items: z.array(releaseViewSchema) });
+export class ReleaseListDto extends createZodDto(releaseListSchema) {}
+
+export const releaseActionSchema = z.object({ reason: z.string().max(500).optional() }).strict();
+// The body is optional (a bare POST is fine); typed as the object for the DTO class.
+export class ReleaseActionDto extends createZodDto(
+  releaseActionSchema.optional() as unknown as typeof releaseActionSchema,
+) {}
+
+export const abortedSchema = z.object({
+  release: releaseViewSchema,
+  rollback: releaseViewSchema.nullable().describe('The new release that re-issues the previous bundle, if any'),
+});
+export class AbortedDto extends createZodDto(abortedSchema) {}
+
+const versionCountsSchema = z.object({
+  releaseId: z.uuid(),
+  revision: z.number().int(),
+  policyVersion: z.number().int(),
+  assigned: z.number().int(),
+  applied: z.number().int(),
+  failed: z.number().int(),
+  stale: z.number().int().describe('Assigned but neither applied nor failed yet'),
+});
+export const rolloutSchema = z.object({
+  release: releaseViewSchema,
+  rings: z.array(
+    z.object({
+      ring: z.number().int(),
+      percent: z.number().int(),
+      active: z.boolean().describe('Endpoints of this ring receive the new release'),
+      versions: z.array(versionCountsSchema),
+    }),
+  ),
+  gate: z.object({
+    applyFailureRate: z.number().nullable(),
+    hookFailureRate: z.number().nullable(),
+    endpointsOnRevision: z.number().int(),
+  }),
+});
+export class RolloutDto extends createZodDto(rolloutSchema) {}

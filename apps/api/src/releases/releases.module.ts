@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { BundleEventsService } from './bundle-events.service';
+import { ReleasesController } from './releases.controller';
+import { ReleasesRepository } from './releases.repository';
+import { ReleasesService } from './releases.service';
+
+@Module({
+  controllers: [ReleasesController],
+  providers: [ReleasesRepository, ReleasesService, BundleEventsService],
+  exports: [ReleasesService, BundleEventsService],
+})
+export class ReleasesModule {}

@@ -1,0 +1,296 @@
+// Persistence of releases: creation (revision per group, audited), state transitions, gate and rollout counts.
+import { Injectable } from '@nestjs/common';
+import { Prisma, type Release } from '@prisma/client';
+import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
+import { PrismaService } from '../prisma/prisma.service';
+import type { SignedBundle } from './manifest';
+
+const WITH_VERSION = { policyVersion: { select: { number: true, policyId: true } } } satisfies Prisma.ReleaseInclude;
+export type ReleaseRow = Prisma.ReleaseGetPayload<{ include: typeof WITH_VERSION }>;
+
+/** Statuses whose bundle is (or was) delivered: the group's current release is the newest of these. */
+export const LIVE_STATUSES = ['rolling', 'paused', 'completed'];
+
+export interface NewRelease {
+  groupId: string;
+  policyVersionId: string;
+  strategy: 'immediate' | 'staged';
+  rings: number[];
+  ringIntervalSec: number;
+  maxApplyFailureRate: number;
+  maxHookFailureRate: number | null;
+  createdBy: string | null;
+}
+
+export class ReleaseConflict extends Error {}
+
+/** Advisory lock namespace serializing releases per group. */
+const GROUP_LOCK_NS = 0x4877_726c; // "Hwrl"
+
+@Injectable()
+export class ReleasesRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  // Loads the group, version and files that a bundle is built from.
+  async sourceFor(groupId: string, policyVersionId: string) {
+    const [group, version] = await Promise.all([
+      this.prisma.group.findUnique({ where: { id: groupId }, select: { id: true, name: true } }),
+      this.prisma.policyVersion.findUnique({
+        where: { id: policyVersionId },
+        include: { files: true, policy: { select: { id: true, groupId: true } } },
+      }),
+    ]);
+    return { group, version };
+  }
+
+  // Creates a release with the next revision of the group (supersedes an in-progress one if immediate), audited.
+  async create(
+    input: NewRelease,
+    build: (revision: number) => SignedBundle,
+    ctx: AuditContext,
+    action = 'release.create',
+    extraDetails: Prisma.InputJsonObject = {},
+  ): Promise<{ release: ReleaseRow; superseded: string[] }> {
+    return this.prisma.$transaction(async (tx) => this.createIn(tx, input, build, ctx, action, extraDetails));
+  }
+
+  // The body of `create`, usable inside another transaction of this repository.
+  private async createIn(
+    tx: Prisma.TransactionClient,
+    input: NewRelease,
+    build: (revision: number) => SignedBundle,
+    ctx: AuditContext,
+    action: string,
+    extraDetails: Prisma.InputJsonObject,
+  ): Promise<{ release: ReleaseRow; superseded: string[] }> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext(${input.groupId}))`;
+    const last = await tx.release.findFirst({ where: { groupId: input.groupId }, orderBy: { revision: 'desc' } });
+    const inProgress = await tx.release.findMany({
+      where: { groupId: input.groupId, status: { in: ['rolling', 'paused'] } },
+      select: { id: true },
+    });
+    if (inProgress.length > 0 && input.strategy === 'staged') {
+      throw new ReleaseConflict(
+        `Release ${inProgress[0]!.id} is still rolling out in this group: advance it to completion or abort it first`,
+      );
+    }
+    const previous = await tx.release.findFirst({
+      where: { groupId: input.groupId, status: 'completed' },
+      orderBy: { revision: 'desc' },
+      select: { id: true },
+    });
+    if (inProgress.length > 0) {
+      await tx.release.updateMany({
+        where: { id: { in: inProgress.map((r) => r.id) } },
+        data: { status: 'superseded', completedAt: new Date() },
+      });
+    }
+    const revision = (last?.revision ?? 0) + 1;
+    const signed = build(revision);
+    const immediate = input.strategy === 'immediate';
+    const release = await tx.release.create({
+      data: {
+        groupId: input.groupId,
+        policyVersionId: input.policyVersionId,
+        revision,
+        strategy: input.strategy,
+        status: immediate ? 'completed' : 'rolling',
+        rings: immediate ? [100] : input.rings,
+        currentRing: 0,
+        ringIntervalSec: input.ringIntervalSec,
+        maxApplyFailureRate: input.maxApplyFailureRate,
+        maxHookFailureRate: input.maxHookFailureRate,
+        previousReleaseId: previous?.id ?? null,
+        manifest: signed.manifest,
+        signature: signed.signature,
+        keyId: signed.keyId,
+        digest: signed.digest,
+        createdBy: input.createdBy,
+        completedAt: immediate ? new Date() : null,
+      },
+      include: WITH_VERSION,
+    });
+    await appendAudit(tx, ctx, {
+      action,
+      targetType: 'release',
+      targetId: release.id,
+      beforeDigest: null,
+      afterDigest: release.digest,
+      details: {
+        groupId: release.groupId,
+        policyVersionId: release.policyVersionId,
+        policyVersion: release.policyVersion.number,
+        revision,
+        strategy: release.strategy,
+        rings: release.rings as Prisma.InputJsonValue,
+        superseded: inProgress.map((r) => r.id),
+        ...extraDetails,
+      },
+    });
+    return { release, superseded: inProgress.map((r) => r.id) };
+  }
+
+  // One release, or null.
+  async get(id: string): Promise<ReleaseRow | null> {
+    return this.prisma.release.findUnique({ where: { id }, include: WITH_VERSION });
+  }
+
+  // A group's releases, newest revision first.
+  async listForGroup(groupId: string): Promise<ReleaseRow[]> {
+    return this.prisma.release.findMany({ where: { groupId }, include: WITH_VERSION, orderBy: { revision: 'desc' } });
+  }
+
+  // The group's in-progress (rolling) release, if any.
+  async rollingForGroup(groupId: string): Promise<Release | null> {
+    return this.prisma.release.findFirst({ where: { groupId, status: 'rolling' } });
+  }
+
+  // What the group's endpoints receive: the newest live release and the previous completed one.
+  async bundleRows(groupId: string): Promise<{ current: Release | null; previous: Release | null }> {
+    const current = await this.prisma.release.findFirst({
+      where: { groupId, status: { in: LIVE_STATUSES } },
+      orderBy: { revision: 'desc' },
+    });
+    if (!current || current.status === 'completed' || !current.previousReleaseId) return { current, previous: null };
+    const previous = await this.prisma.release.findUnique({ where: { id: current.previousReleaseId } });
+    return { current, previous };
+  }
+
+  // Applies a guarded status/ring change with its audit entry; null when the guard no longer holds.
+  async transition(
+    id: string,
+    guard: { status: string[]; currentRing?: number },
+    data: Prisma.ReleaseUpdateInput,
+    ctx: AuditContext,
+    change: { action: string; details?: Prisma.InputJsonObject },
+  ): Promise<ReleaseRow | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const updated = await tx.release.updateMany({
+        where: {
+          id,
+          status: { in: guard.status },
+          ...(guard.currentRing !== undefined ? { currentRing: guard.currentRing } : {}),
+        },
+        data: data,
+      });
+      if (updated.count === 0) return null;
+      const row = await tx.release.findUniqueOrThrow({ where: { id }, include: WITH_VERSION });
+      await appendAudit(tx, ctx, {
+        action: change.action,
+        targetType: 'release',
+        targetId: id,
+        afterDigest: row.digest,
+        details: {
+          groupId: row.groupId,
+          revision: row.revision,
+          status: row.status,
+          currentRing: row.currentRing,
+          ...(change.details ?? {}),
+        },
+      });
+      return row;
+    });
+  }
+
+  // Aborts a release and, when there is a previous release, re-issues its bundle under a new revision (one entry).
+  async abort(
+    id: string,
+    ctx: AuditContext,
+    buildRollback: ((previous: Release) => { input: NewRelease; build: (revision: number) => SignedBundle }) | null,
+  ): Promise<{ release: ReleaseRow; rollback: ReleaseRow | null } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext((SELECT group_id::text FROM releases WHERE id = ${id}::uuid)))`;
+      const updated = await tx.release.updateMany({
+        where: { id, status: { in: ['rolling', 'paused'] } },
+        data: { status: 'aborted', completedAt: new Date() },
+      });
+      if (updated.count === 0) return null;
+      const release = await tx.release.findUniqueOrThrow({ where: { id }, include: WITH_VERSION });
+      let rollback: ReleaseRow | null = null;
+      if (release.previousReleaseId && buildRollback) {
+        const previous = await tx.release.findUniqueOrThrow({ where: { id: release.previousReleaseId } });
+        const { input, build } = buildRollback(previous);
+        const last = await tx.release.findFirstOrThrow({
+          where: { groupId: release.groupId },
+          orderBy: { revision: 'desc' },
+        });
+        const signed = build(last.revision + 1);
+        rollback = await tx.release.create({
+          data: {
+            groupId: input.groupId,
+            policyVersionId: input.policyVersionId,
+            revision: last.revision + 1,
+            strategy: 'immediate',
+            status: 'completed',
+            rings: [100],
+            ringIntervalSec: input.ringIntervalSec,
+            maxApplyFailureRate: input.maxApplyFailureRate,
+            maxHookFailureRate: input.maxHookFailureRate,
+            previousReleaseId: previous.id,
+            manifest: signed.manifest,
+            signature: signed.signature,
+            keyId: signed.keyId,
+            digest: signed.digest,
+            createdBy: input.createdBy,
+            completedAt: new Date(),
+          },
+          include: WITH_VERSION,
+        });
+      }
+      await appendAudit(tx, ctx, {
+        action: 'release.abort',
+        targetType: 'release',
+        targetId: id,
+        beforeDigest: release.digest,
+        afterDigest: rollback?.digest ?? null,
+        details: {
+          groupId: release.groupId,
+          revision: release.revision,
+          rollbackReleaseId: rollback?.id ?? null,
+          rollbackRevision: rollback?.revision ?? null,
+        },
+      });
+      return { release, rollback };
+    });
+  }
+
+  // Among the group's endpoints that report about this revision: how many, and how many failed to apply it.
+  async applyCounts(groupId: string, revision: number): Promise<{ total: number; failed: number }> {
+    const rows = await this.prisma.endpoint.groupBy({
+      by: ['state'],
+      where: { groupId, targetRevision: revision, revokedAt: null },
+      _count: { _all: true },
+    });
+    let total = 0;
+    let failed = 0;
+    for (const r of rows) {
+      total += r._count._all;
+      if (r.state === 'failed') failed += r._count._all;
+    }
+    return { total, failed };
+  }
+
+  // Hook failure ratio among hook runs recorded under this release's revision; null while there are no
+  // hook-run records (the `hook_runs` table arrives with the audit issue, which fills this in).
+  async hookFailureRate(_release: Pick<Release, 'groupId' | 'revision' | 'digest'>): Promise<number | null> {
+    const rows = await this.prisma.$queryRaw<Array<{ exists: boolean }>>(
+      Prisma.sql`SELECT to_regclass('hook_runs') IS NOT NULL AS exists`,
+    );
+    if (!rows[0]?.exists) return null;
+    return null; // TODO(audit issue): failed / total hook runs of endpoints on this revision.
+  }
+
+  // The group's endpoints with what the rollout view needs.
+  async endpointsOfGroup(groupId: string) {
+    return this.prisma.endpoint.findMany({
+      where: { groupId, revokedAt: null },
+      select: { id: true, state: true, appliedRevision: true, targetRevision: true },
+    });
+  }
+
+  // Policy version numbers of releases by id.
+  async releasesById(ids: string[]): Promise<Map<string, ReleaseRow>> {
+    const rows = await this.prisma.release.findMany({ where: { id: { in: ids } }, include: WITH_VERSION });
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+}

@@ -1,0 +1,377 @@
+// Releases: build and sign a group's bundle, staged rollout (rings, gate, pause/resume/advance/abort), rollout view.
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Release } from '@prisma/client';
+import type { Queue } from 'bullmq';
+import type { AuditContext } from '../audit-log/audit-log.writer';
+import { ApiError } from '../common/api-error';
+import { JOBS, QUEUES } from '../queues/queue-names';
+import { SigningService } from '../signing/signing.service';
+import { BundleEventsService } from './bundle-events.service';
+import { buildManifest, manifestDigest, serializeManifest, type SignedBundle } from './manifest';
+import type { CreateReleaseInput, ReleaseView } from './releases.dto';
+import { type NewRelease, ReleaseConflict, type ReleaseRow, ReleasesRepository } from './releases.repository';
+import { bucketOf, DEFAULT_RINGS, type GroupBundleState, ringOf, type ServedBundle } from './rollout';
+
+/** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
+export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout', role: 'system' };
+
+export interface AdvanceJob {
+  releaseId: string;
+  ring: number;
+}
+
+// Public view of a release row.
+export function toReleaseView(r: ReleaseRow): ReleaseView {
+  return {
+    id: r.id,
+    groupId: r.groupId,
+    policyVersionId: r.policyVersionId,
+    policyId: r.policyVersion.policyId,
+    policyVersion: r.policyVersion.number,
+    revision: r.revision,
+    strategy: r.strategy === 'staged' ? 'staged' : 'immediate',
+    status: r.status,
+    rings: r.rings as number[],
+    currentRing: r.currentRing,
+    ringIntervalSec: r.ringIntervalSec,
+    maxApplyFailureRate: r.maxApplyFailureRate,
+    maxHookFailureRate: r.maxHookFailureRate,
+    previousReleaseId: r.previousReleaseId,
+    digest: r.digest,
+    keyId: r.keyId,
+    pausedReason: r.pausedReason,
+    createdBy: r.createdBy,
+    createdAt: r.createdAt.toISOString(),
+    completedAt: r.completedAt?.toISOString() ?? null,
+  };
+}
+
+// The response body an agent receives for a release (pre-serialized once per cache fill).
+export function servedBundleOf(r: Release): ServedBundle {
+  const body = Buffer.from(
+    JSON.stringify({
+      manifest: r.manifest,
+      signature: r.signature,
+      keyId: r.keyId,
+      digest: r.digest,
+      revision: r.revision,
+      releaseId: r.id,
+    }),
+  );
+  return { releaseId: r.id, revision: r.revision, digest: r.digest, etag: `"${r.digest}"`, body };
+}
+
+@Injectable()
+export class ReleasesService {
+  private readonly logger = new Logger('Releases');
+
+  constructor(
+    private readonly repo: ReleasesRepository,
+    private readonly signing: SigningService,
+    private readonly events: BundleEventsService,
+    @InjectQueue(QUEUES.rollout) private readonly rolloutQueue: Queue,
+  ) {}
+
+  // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
+  private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => SignedBundle> {
+    const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
+    if (!group) throw new ApiError('not_found', `Group ${groupId} not found`);
+    if (!version) {
+      throw new ApiError('not_found', `Policy version ${policyVersionId} not found`, [
+        { path: '$.policyVersionId', message: 'no such policy version' },
+      ]);
+    }
+    if (version.policy.groupId !== groupId) {
+      throw new ApiError('conflict', `Policy version ${policyVersionId} belongs to a policy of another group`, [
+        { path: '$.policyVersionId', message: `its policy belongs to group ${version.policy.groupId}` },
+      ]);
+    }
+    return (revision) => {
+      const manifest = buildManifest({
+        group,
+        policyId: version.policyId,
+        policyVersion: version.number,
+        policyVersionId: version.id,
+        revision,
+        issuedAt: new Date(),
+        requirementsToml: version.canonicalToml,
+        files: version.files.map((f) => ({ path: f.path, content: f.content, mode: f.mode })),
+      });
+      const text = serializeManifest(manifest);
+      const { keyId, signature } = this.signing.sign(Buffer.from(text, 'utf8'));
+      return { manifest: text, signature, keyId, digest: manifestDigest(text) };
+    };
+  }
+
+  // Creates a release (immediate or staged), wakes the group's waiting agents and schedules the first ring advance.
+  async create(groupId: string, input: CreateReleaseInput, ctx: AuditContext): Promise<ReleaseView> {
+    const build = await this.bundleBuilder(groupId, input.policyVersionId);
+    const data: NewRelease = {
+      groupId,
+      policyVersionId: input.policyVersionId,
+      strategy: input.strategy,
+      rings: input.rings ?? DEFAULT_RINGS,
+      ringIntervalSec: input.ringIntervalSec ?? 3600,
+      maxApplyFailureRate: input.maxApplyFailureRate ?? 0.05,
+      maxHookFailureRate: input.maxHookFailureRate ?? null,
+      createdBy: ctx.actorName,
+    };
+    let release: ReleaseRow;
+    try {
+      ({ release } = await this.repo.create(data, build, ctx));
+    } catch (err) {
+      if (err instanceof ReleaseConflict) throw new ApiError('conflict', err.message);
+      throw err;
+    }
+    await this.events.publish(groupId);
+    if (release.status === 'rolling') await this.scheduleAdvance(release);
+    return toReleaseView(release);
+  }
+
+  // Lists a group's releases.
+  async list(groupId: string): Promise<{ items: ReleaseView[] }> {
+    return { items: (await this.repo.listForGroup(groupId)).map(toReleaseView) };
+  }
+
+  // One release or 404.
+  private async mustGet(id: string): Promise<ReleaseRow> {
+    const row = await this.repo.get(id);
+    if (!row) throw new ApiError('not_found', `Release ${id} not found`);
+    return row;
+  }
+
+  // One release.
+  async get(id: string): Promise<ReleaseView> {
+    return toReleaseView(await this.mustGet(id));
+  }
+
+  // Enqueues the delayed job that advances the release past its current ring.
+  private async scheduleAdvance(release: Pick<Release, 'id' | 'currentRing' | 'ringIntervalSec'>): Promise<void> {
+    const job: AdvanceJob = { releaseId: release.id, ring: release.currentRing };
+    await this.rolloutQueue.add(JOBS.advanceRing, job, {
+      delay: release.ringIntervalSec * 1000,
+      jobId: `adv_${release.id}_${release.currentRing}_${Date.now()}`,
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+    });
+  }
+
+  // Moves the release to its next ring (completing it at the last one), audited; null if it was not in that ring.
+  private async advanceFrom(release: ReleaseRow, ctx: AuditContext, action: string): Promise<ReleaseRow | null> {
+    const rings = release.rings as number[];
+    const next = release.currentRing + 1;
+    const completes = next >= rings.length - 1;
+    const row = await this.repo.transition(
+      release.id,
+      { status: ['rolling', 'paused'], currentRing: release.currentRing },
+      {
+        currentRing: Math.min(next, rings.length - 1),
+        status: completes ? 'completed' : release.status,
+        completedAt: completes ? new Date() : null,
+      },
+      ctx,
+      { action, details: { fromRing: release.currentRing, toRing: Math.min(next, rings.length - 1) } },
+    );
+    if (!row) return null;
+    await this.events.publish(row.groupId);
+    if (row.status === 'rolling') await this.scheduleAdvance(row);
+    return row;
+  }
+
+  // The worker's job: gate, then advance (stale jobs — other ring, paused, finished — do nothing).
+  async advanceFromJob(job: AdvanceJob): Promise<'advanced' | 'paused' | 'skipped'> {
+    const release = await this.repo.get(job.releaseId);
+    if (!release || release.status !== 'rolling' || release.currentRing !== job.ring) return 'skipped';
+    if (await this.gate(release)) return 'paused';
+    return (await this.advanceFrom(release, ROLLOUT_ACTOR, 'release.advance')) ? 'advanced' : 'skipped';
+  }
+
+  // Pauses the release when a failure ratio exceeds its threshold; true when it paused.
+  private async gate(release: ReleaseRow): Promise<boolean> {
+    const reason = await this.gateReason(release);
+    if (!reason) return false;
+    const row = await this.repo.transition(
+      release.id,
+      { status: ['rolling'] },
+      { status: 'paused', pausedReason: reason },
+      ROLLOUT_ACTOR,
+      { action: 'release.auto_pause', details: { reason } },
+    );
+    if (row) {
+      this.logger.warn({ releaseId: release.id, reason }, 'rollout paused by its gate');
+      await this.events.publish(row.groupId);
+    }
+    return true;
+  }
+
+  // Why the gate closes, or null: apply failures (and hook failures once recorded) among endpoints on the revision.
+  private async gateReason(release: ReleaseRow): Promise<string | null> {
+    const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
+    if (total > 0 && failed / total > release.maxApplyFailureRate) {
+      return `apply failure rate ${(failed / total).toFixed(3)} (${failed}/${total}) exceeds ${release.maxApplyFailureRate}`;
+    }
+    if (release.maxHookFailureRate !== null) {
+      const rate = await this.repo.hookFailureRate(release);
+      if (rate !== null && rate > release.maxHookFailureRate) {
+        return `hook failure rate ${rate.toFixed(3)} exceeds ${release.maxHookFailureRate}`;
+      }
+    }
+    return null;
+  }
+
+  // Called after each agent status report about `revision`: runs the gate of the group's rolling release.
+  async checkGateAfterReport(groupId: string, revision: number | null): Promise<void> {
+    const rolling = await this.repo.rollingForGroup(groupId);
+    if (!rolling || rolling.revision !== revision) return;
+    const row = await this.repo.get(rolling.id);
+    if (row) await this.gate(row);
+  }
+
+  // Admin pause.
+  async pause(id: string, reason: string | undefined, ctx: AuditContext): Promise<ReleaseView> {
+    const release = await this.mustGet(id);
+    if (release.status === 'paused') return toReleaseView(release);
+    const row = await this.repo.transition(
+      id,
+      { status: ['rolling'] },
+      { status: 'paused', pausedReason: reason ?? `paused by ${ctx.actorName}` },
+      ctx,
+      { action: 'release.pause', details: { reason: reason ?? null } },
+    );
+    if (!row)
+      throw new ApiError('conflict', `Release ${id} is ${release.status}; only a rolling release can be paused`);
+    await this.events.publish(row.groupId);
+    return toReleaseView(row);
+  }
+
+  // Admin resume: back to rolling; the next ring advance is scheduled one interval from now.
+  async resume(id: string, ctx: AuditContext): Promise<ReleaseView> {
+    const release = await this.mustGet(id);
+    const row = await this.repo.transition(id, { status: ['paused'] }, { status: 'rolling', pausedReason: null }, ctx, {
+      action: 'release.resume',
+    });
+    if (!row)
+      throw new ApiError('conflict', `Release ${id} is ${release.status}; only a paused release can be resumed`);
+    await this.events.publish(row.groupId);
+    await this.scheduleAdvance(row);
+    return toReleaseView(row);
+  }
+
+  // Admin advance: moves to the next ring now (no gate: the admin overrides it).
+  async advance(id: string, ctx: AuditContext): Promise<ReleaseView> {
+    const release = await this.mustGet(id);
+    if (release.status !== 'rolling' && release.status !== 'paused') {
+      throw new ApiError(
+        'conflict',
+        `Release ${id} is ${release.status}; only a rolling or paused release can advance`,
+      );
+    }
+    const row = await this.advanceFrom(release, ctx, 'release.advance');
+    if (!row) throw new ApiError('conflict', `Release ${id} changed meanwhile; retry`);
+    return toReleaseView(row);
+  }
+
+  // Admin abort: every endpoint goes back to the previous release's content at once (re-issued as a new revision,
+  // so agents that already applied the aborted one accept it: revisions only increase).
+  async abort(id: string, ctx: AuditContext): Promise<{ release: ReleaseView; rollback: ReleaseView | null }> {
+    const release = await this.mustGet(id);
+    let rollbackBuild: ((revision: number) => SignedBundle) | null = null;
+    if (release.previousReleaseId) {
+      const prev = await this.repo.get(release.previousReleaseId);
+      if (prev) rollbackBuild = await this.bundleBuilder(release.groupId, prev.policyVersionId);
+    }
+    const result = await this.repo.abort(
+      id,
+      ctx,
+      rollbackBuild
+        ? (previous) => ({
+            input: {
+              groupId: release.groupId,
+              policyVersionId: previous.policyVersionId,
+              strategy: 'immediate',
+              rings: [100],
+              ringIntervalSec: previous.ringIntervalSec,
+              maxApplyFailureRate: previous.maxApplyFailureRate,
+              maxHookFailureRate: previous.maxHookFailureRate,
+              createdBy: ctx.actorName,
+            },
+            build: rollbackBuild,
+          })
+        : null,
+    );
+    if (!result)
+      throw new ApiError(
+        'conflict',
+        `Release ${id} is ${release.status}; only a rolling or paused release can be aborted`,
+      );
+    await this.events.publish(release.groupId);
+    return {
+      release: toReleaseView(result.release),
+      rollback: result.rollback ? toReleaseView(result.rollback) : null,
+    };
+  }
+
+  // Per ring and version: assigned, applied, failed and stale endpoint counts, plus the gate's figures.
+  async rollout(id: string) {
+    const release = await this.mustGet(id);
+    const rings = release.rings as number[];
+    const previous = release.previousReleaseId ? await this.repo.get(release.previousReleaseId) : null;
+    const endpoints = await this.repo.endpointsOfGroup(release.groupId);
+    const finished = release.status === 'completed';
+    const out = rings.map((percent, ring) => ({
+      ring,
+      percent,
+      active: finished || ring <= release.currentRing,
+      counts: new Map<string, { assigned: number; applied: number; failed: number; stale: number }>(),
+    }));
+    for (const e of endpoints) {
+      const ring = ringOf(bucketOf(e.id, release.id), rings);
+      const slot = out[ring]!;
+      const target = finished || ring <= release.currentRing ? release : previous;
+      if (!target) continue;
+      let c = slot.counts.get(target.id);
+      if (!c) slot.counts.set(target.id, (c = { assigned: 0, applied: 0, failed: 0, stale: 0 }));
+      c.assigned++;
+      if (e.appliedRevision === target.revision && e.state !== 'failed') c.applied++;
+      else if (e.state === 'failed' && e.targetRevision === target.revision) c.failed++;
+      else c.stale++;
+    }
+    const byId = new Map([release, ...(previous ? [previous] : [])].map((r) => [r.id, r]));
+    const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
+    return {
+      release: toReleaseView(release),
+      rings: out.map((r) => ({
+        ring: r.ring,
+        percent: r.percent,
+        active: r.active,
+        versions: [...r.counts.entries()].map(([rid, c]) => ({
+          releaseId: rid,
+          revision: byId.get(rid)!.revision,
+          policyVersion: byId.get(rid)!.policyVersion.number,
+          ...c,
+        })),
+      })),
+      gate: {
+        applyFailureRate: total > 0 ? failed / total : null,
+        hookFailureRate: await this.repo.hookFailureRate(release),
+        endpointsOnRevision: total,
+      },
+    };
+  }
+
+  // What the group's endpoints receive now (read by the bundle cache).
+  async bundleState(groupId: string): Promise<GroupBundleState> {
+    const { current, previous } = await this.repo.bundleRows(groupId);
+    if (!current) return { current: null, previous: null, threshold: 100 };
+    const rings = current.rings as number[];
+    const threshold = current.status === 'completed' ? 100 : (rings[current.currentRing] ?? 100);
+    return {
+      current: servedBundleOf(current),
+      previous: previous ? servedBundleOf(previous) : null,
+      threshold,
+    };
+  }
+}

@@ -1,0 +1,42 @@
+// Rollout arithmetic: ring buckets and which bundle an endpoint receives (pure, used on the hot path).
+import { createHash } from 'node:crypto';
+
+/** One release's bundle as served to agents (the body is pre-serialized). */
+export interface ServedBundle {
+  releaseId: string;
+  revision: number;
+  digest: string;
+  /** The quoted ETag. */
+  etag: string;
+  body: Buffer;
+}
+
+/** What a group's endpoints receive: the current release (to the endpoints under `threshold`) or the previous one. */
+export interface GroupBundleState {
+  current: ServedBundle | null;
+  previous: ServedBundle | null;
+  /** Percent of buckets on the current release (100 once complete). */
+  threshold: number;
+}
+
+export const DEFAULT_RINGS = [1, 5, 25, 100];
+
+// The endpoint's fixed bucket in [0, 100) for a release.
+export function bucketOf(endpointId: string, releaseId: string): number {
+  const h = createHash('sha256').update(endpointId).update(':').update(releaseId).digest();
+  return Math.floor((h.readUInt32BE(0) / 0x1_0000_0000) * 100);
+}
+
+// The index of the first ring that contains the bucket.
+export function ringOf(bucket: number, rings: number[]): number {
+  const i = rings.findIndex((pct) => bucket < pct);
+  return i === -1 ? rings.length - 1 : i;
+}
+
+// The bundle an endpoint receives under a group state (null: nothing released for it yet).
+export function bundleFor(state: GroupBundleState, endpointId: string): ServedBundle | null {
+  const current = state.current;
+  if (!current) return null;
+  if (state.threshold >= 100) return current;
+  return bucketOf(endpointId, current.releaseId) < state.threshold ? current : state.previous;
+}

@@ -1,0 +1,109 @@
+// A tiny stand-in for the API's agent routes, serving whatever (possibly tampered) bundle a test sets.
+import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeFile {
+  path: string;
+  content: string;
+  mode?: number;
+}
+
+export interface FakeBundle {
+  manifest: string;
+  signature: string;
+  keyId: string;
+}
+
+const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+
+// Canonical JSON like the server's.
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
+export class SigningKeyPair {
+  readonly kid: string;
+  readonly publicKeyPem: string;
+  private readonly privateKey: KeyObject;
+
+  constructor(kid = 'ed25519:test') {
+    const pair = generateKeyPairSync('ed25519');
+    this.kid = kid;
+    this.privateKey = pair.privateKey;
+    this.publicKeyPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  }
+
+  // Signs text (base64 signature).
+  sign(text: string): string {
+    return sign(null, Buffer.from(text), this.privateKey).toString('base64');
+  }
+}
+
+// The manifest object of a bundle (tests may tamper with it before signing).
+export function manifestObject(revision: number, toml: string, files: FakeFile[]): any {
+  return {
+    format: 1,
+    group: { id: 'g', name: 'group' },
+    policyId: 'p',
+    policyVersion: revision,
+    policyVersionId: 'pv',
+    revision,
+    issuedAt: new Date().toISOString(),
+    requirements: { content: toml, sha256: sha(toml), size: Buffer.byteLength(toml) },
+    files: files.map((f) => ({
+      path: f.path,
+      sha256: sha(f.content),
+      size: Buffer.byteLength(f.content),
+      mode: f.mode ?? 0o755,
+      content: Buffer.from(f.content).toString('base64'),
+    })),
+  };
+}
+
+// Serializes and signs a manifest object.
+export function signManifest(key: SigningKeyPair, manifest: unknown): FakeBundle {
+  const text = canonical(manifest);
+  return { manifest: text, signature: key.sign(text), keyId: key.kid };
+}
+
+export class FakeBundleServer {
+  bundle: FakeBundle | null = null;
+  readonly statuses: any[] = [];
+  private server!: http.Server;
+  url = '';
+
+  // Listens on a loopback ephemeral port.
+  async start(port = 0): Promise<void> {
+    this.server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (req.url === '/v1/agent/status' && req.method === 'POST') {
+          this.statuses.push(JSON.parse(body));
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');
+          return;
+        }
+        if (req.url === '/v1/agent/bundle') {
+          if (!this.bundle) return void res.writeHead(204).end();
+          const etag = `"sha256:${sha(this.bundle.manifest)}"`;
+          if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
+          res.writeHead(200, { 'content-type': 'application/json', etag }).end(JSON.stringify(this.bundle));
+          return;
+        }
+        res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((r) => this.server.listen(port, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  // Stops listening (connections are dropped).
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
