@@ -1,5 +1,6 @@
 // Upload → queue → worker → hook_runs: validation, idempotency, chain findings, gzip and size caps.
 import { gzipSync } from 'node:zlib';
+import { canonicalJson } from '@hookwarden/hook-core';
 import pg from 'pg';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,7 +75,7 @@ describe('POST /v1/agent/hook-runs', () => {
       decision: 'deny',
       status: 'ran',
       managed: true,
-      policy_revision: 1,
+      policy_revision: '1',
     });
     expect((row.rows[0] as { record: { seq: number } }).record.seq).toBe(5);
     const findings = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep.id}`, { token: auditor });
@@ -176,19 +177,16 @@ describe('chain continuity', () => {
     expect(kinds).toEqual(['broken_link:8-9', 'missing_range:4-4']);
   });
 
-  it('records dropped records reported by the agent as a finding', async () => {
+  it('records records the spool dropped (cap reached) as a dropped finding, keeping the chain link', async () => {
     const [ep] = await createEndpoints(api.db.url, 1);
-    const { lines } = chainedLines(2);
-    const first = await upload(ep!, lines, { dropped: 5 });
-    expect(first.status, JSON.stringify(first.body)).toBe(202);
-    expect((await upload(ep!, [], { dropped: 5 })).status).toBe(202);
+    const { lines, lastHash } = chainedLines(2);
+    // The spool dropped seq 3..5; record 6 carries the gap and links to record 2 (the last one written).
+    const next = canonicalJson(runRecord({ seq: 6, prevHash: lastHash, gap: { dropped: 3, fromSeq: 3, toSeq: 5 } }));
+    expect((await upload(ep!, [...lines, next], { dropped: 3 })).status).toBe(202);
     const items = await eventually(async () => {
-      const r = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep!.id}&kind=dropped`, { token: auditor });
-      return r.body.items.length ? (r.body.items as Array<{ details: { count: number } }>) : null;
+      const r = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep!.id}`, { token: auditor });
+      return r.body.items.length ? (r.body.items as Array<{ kind: string; fromSeq: number; toSeq: number }>) : null;
     });
-    await new Promise((r) => setTimeout(r, 500));
-    const again = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep!.id}&kind=dropped`, { token: auditor });
-    expect(again.body.items).toHaveLength(1);
-    expect(items[0]!.details.count).toBe(5);
+    expect(items).toEqual([expect.objectContaining({ kind: 'dropped', fromSeq: 3, toSeq: 5 })]);
   });
 });

@@ -1,4 +1,5 @@
 // Auditor API over hook runs: filters, keyset pagination, one record, stats, top, export, roles.
+import type { RunRecord } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
@@ -12,10 +13,8 @@ let eps: TestEndpoint[];
 const base = Date.parse('2026-11-20T12:00:00.000Z');
 
 // Inserts records directly (the ingest path has its own tests).
-async function insert(ep: TestEndpoint, records: Array<Record<string, unknown>>): Promise<void> {
+async function insert(ep: TestEndpoint, records: RunRecord[]): Promise<void> {
   for (const r of records) {
-    const m = r.matcherInput as { toolName: string | null };
-    const p = r.policy as { revision: number; digest: string };
     await db.query(
       `INSERT INTO hook_runs (id, started_at, endpoint_id, group_id, seq, prev_hash, record_hash, event, tool_name,
          hook_key, hook_hash, managed, status, skip_reason, decision, policy_revision, policy_digest, session_id,
@@ -28,17 +27,17 @@ async function insert(ep: TestEndpoint, records: Array<Record<string, unknown>>)
         ep.groupId,
         r.seq,
         r.event,
-        m.toolName,
-        r.hookKey,
-        r.hookHash,
-        r.managed,
+        r.matcherInput,
+        r.hook.key,
+        r.hook.hash,
+        r.hook.managed,
         r.status,
         r.skipReason,
         r.decision,
-        p.revision,
-        p.digest,
+        r.policy.revision,
+        r.policy.digest,
         r.sessionId,
-        r.status === 'timed_out',
+        r.timedOut,
         JSON.stringify(r),
       ],
     );
@@ -63,7 +62,7 @@ beforeAll(async () => {
       hookKey: i % 7 === 0 ? 'hooks.json:pre_tool_use:0:0' : 'req.toml:pre_tool_use:0:0',
       managed: i % 2 === 0,
       sessionId: i < 10 ? 's-a' : 's-b',
-      policyRevision: i < 15 ? 1 : 2,
+      policyRevision: i < 15 ? '1' : '2',
     }),
   );
   await insert(eps[0]!, recs);

@@ -1,5 +1,6 @@
 // Test data for hook-run audit: groups, endpoints with known credentials, auditor tokens, run records, a worker.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { canonicalJson, type HookEvent, type RunRecord, sha256Hex } from '@hookwarden/hook-core';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { PrismaClient } from '@prisma/client';
@@ -63,7 +64,7 @@ export interface RecordOptions {
   seq: number;
   prevHash?: string | null;
   startedAt?: Date;
-  event?: string;
+  event?: HookEvent;
   toolName?: string | null;
   hookKey?: string;
   status?: 'ran' | 'skipped' | 'failed' | 'timed_out';
@@ -71,49 +72,70 @@ export interface RecordOptions {
   decision?: string | null;
   managed?: boolean;
   sessionId?: string;
-  policyRevision?: number;
+  policyRevision?: string;
   stdout?: string;
+  gap?: { dropped: number; fromSeq: number; toSeq: number };
 }
 
-// Builds one run record (provisional field names of hook-core's record contract).
-export function runRecord(o: RecordOptions): Record<string, unknown> {
-  return {
+// Builds one sequenced run record in hook-core's record shape (validated by its runRecordSchema).
+export function runRecord(o: RecordOptions): RunRecord {
+  const started = o.startedAt ?? new Date();
+  const rec: RunRecord = {
+    schemaVersion: 1,
     id: randomUUID(),
-    seq: o.seq,
-    prevHash: o.prevHash ?? null,
-    policy: { revision: o.policyRevision ?? 1, digest: `sha256:${'ab'.repeat(32)}` },
+    recordedAt: started.toISOString(),
+    dispatchId: randomUUID(),
     sessionId: o.sessionId ?? 'session-1',
     turnId: 'turn-1',
     event: o.event ?? 'PreToolUse',
-    matcherInput: { toolName: o.toolName === undefined ? 'Bash' : o.toolName },
-    hookKey: o.hookKey ?? '/etc/zerotwo/requirements.toml:pre_tool_use:0:0',
-    hookHash: `sha256:${'cd'.repeat(32)}`,
-    layer: 'managed',
-    sourceFile: '/etc/zerotwo/requirements.toml',
-    managed: o.managed ?? true,
+    matcherInput: o.toolName === undefined ? 'Bash' : o.toolName,
+    hook: {
+      key: o.hookKey ?? '/etc/zerotwo/requirements.toml:pre_tool_use:0:0',
+      hash: `sha256:${'cd'.repeat(32)}`,
+      layer: 'managed',
+      sourceFile: '/etc/zerotwo/requirements.toml',
+      plugin: null,
+      matcher: null,
+      managed: o.managed ?? true,
+      trust: 'managed',
+      timeoutSec: 600,
+    },
     status: o.status ?? 'ran',
     skipReason: o.skipReason ?? null,
-    startedAt: (o.startedAt ?? new Date()).toISOString(),
+    startedAt: started.toISOString(),
     durationMs: 12,
     exitCode: 0,
     signal: null,
     timedOut: o.status === 'timed_out',
-    parseVerdict: 'json',
+    verdict: 'json',
+    error: null,
     decision: o.decision ?? null,
-    stdout: { excerpt: o.stdout ?? 'ok', sha256: 'x'.repeat(64) },
-    stderr: { excerpt: '', sha256: 'y'.repeat(64) },
+    effect: 'none',
+    reason: null,
+    stdout: { bytes: 2, truncated: false, sha256: 'a'.repeat(64), excerpt: o.stdout ?? 'ok' },
+    stderr: null,
     spillPath: null,
+    policy: { revision: o.policyRevision ?? '1', digest: `sha256:${'ab'.repeat(32)}` },
+    seq: o.seq,
+    prevHash: o.prevHash ?? null,
   };
+  if (o.gap) rec.gap = o.gap;
+  return rec;
 }
 
-// Builds a hash-chained sequence of records as NDJSON lines (each prevHash = sha256 of the previous line).
-export function chainedLines(count: number, start = 1, opts: Partial<RecordOptions> = {}, prev: string | null = null) {
+// Builds a hash-chained sequence of records as canonical NDJSON lines, exactly as hook-core's spool writes them.
+export function chainedLines(
+  count: number,
+  start = 1,
+  opts: Partial<RecordOptions> = {},
+  prev: string | null = null,
+): { lines: string[]; lastHash: string | null } {
   const lines: string[] = [];
   let prevHash = prev;
   for (let i = 0; i < count; i++) {
-    const line = JSON.stringify(runRecord({ ...opts, seq: start + i, prevHash }));
+    const line = canonicalJson(runRecord({ ...opts, seq: start + i, prevHash }));
     lines.push(line);
-    prevHash = 'sha256:' + createHash('sha256').update(line).digest('hex');
+    prevHash = sha256Hex(line);
   }
   return { lines, lastHash: prevHash };
 }

@@ -67,7 +67,7 @@ CREATE TABLE "hook_runs" (
     "status" TEXT NOT NULL,
     "skip_reason" TEXT,
     "decision" TEXT,
-    "policy_revision" INTEGER,
+    "policy_revision" TEXT,
     "policy_digest" TEXT,
     "session_id" TEXT,
     "turn_id" TEXT,

@@ -30,7 +30,7 @@ export const hookRunFiltersSchema = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .optional(),
-  policyRevision: z.coerce.number().int().optional(),
+  policyRevision: z.string().min(1).optional().describe('policy revision in force on the endpoint'),
   policyDigest: z.string().min(1).optional(),
   sessionId: z.string().min(1).optional(),
   from: z.iso.datetime({ offset: true }).optional().describe('inclusive start time'),
@@ -71,7 +71,7 @@ export const hookRunSchema = z.object({
   status: z.string(),
   skipReason: z.string().nullable(),
   decision: z.string().nullable(),
-  policyRevision: z.number().nullable(),
+  policyRevision: z.string().nullable(),
   policyDigest: z.string().nullable(),
   sessionId: z.string().nullable(),
   turnId: z.string().nullable(),

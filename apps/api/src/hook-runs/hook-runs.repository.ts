@@ -22,7 +22,7 @@ export interface HookRunRow {
   status: string;
   skip_reason: string | null;
   decision: string | null;
-  policy_revision: number | null;
+  policy_revision: string | null;
   policy_digest: string | null;
   session_id: string | null;
   turn_id: string | null;

@@ -39,7 +39,7 @@ export function whereOf(f: HookRunFilters, p: SqlParams): string[] {
   if (f.hookKey) w.push(`hook_key = ${p.bind(f.hookKey)}`);
   if (f.hookHash) w.push(`hook_hash = ${p.bind(f.hookHash)}`);
   if (f.managed !== undefined) w.push(`managed = ${p.bind(f.managed, 'bool')}`);
-  if (f.policyRevision !== undefined) w.push(`policy_revision = ${p.bind(f.policyRevision, 'int4')}`);
+  if (f.policyRevision !== undefined) w.push(`policy_revision = ${p.bind(f.policyRevision)}`);
   if (f.policyDigest) w.push(`policy_digest = ${p.bind(f.policyDigest)}`);
   if (f.sessionId) w.push(`session_id = ${p.bind(f.sessionId)}`);
   if (f.from) w.push(`started_at >= ${p.bind(f.from, 'timestamptz')}`);

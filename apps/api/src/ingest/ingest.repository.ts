@@ -30,7 +30,7 @@ const COLUMNS: Array<[string, string, (row: IngestJobData['rows'][number]) => un
   ['status', 'text', (r) => r.c.status],
   ['skip_reason', 'text', (r) => r.c.skipReason],
   ['decision', 'text', (r) => r.c.decision],
-  ['policy_revision', 'int4', (r) => r.c.policyRevision],
+  ['policy_revision', 'text', (r) => r.c.policyRevision],
   ['policy_digest', 'text', (r) => r.c.policyDigest],
   ['session_id', 'text', (r) => r.c.sessionId],
   ['turn_id', 'text', (r) => r.c.turnId],
@@ -87,17 +87,8 @@ export class IngestRepository {
       let findings = 0;
       const late = inserted.filter((s) => s < chain.next_seq);
       if (late.length > 0) await this.resolveFilledGaps(client, job.endpointId, Math.min(...late), Math.max(...late));
+      // The spool's lifetime drop count (informational: each drop is recorded from the record carrying its gap).
       if (job.droppedTotal !== null && job.droppedTotal > chain.dropped_total) {
-        await client.query(
-          `INSERT INTO hook_run_findings (id, endpoint_id, group_id, kind, details)
-           VALUES (gen_random_uuid(), $1, $2, 'dropped', $3)`,
-          [
-            job.endpointId,
-            job.groupId,
-            JSON.stringify({ count: job.droppedTotal - chain.dropped_total, total: job.droppedTotal }),
-          ],
-        );
-        findings++;
         await client.query('UPDATE hook_run_chains SET dropped_total = $2 WHERE endpoint_id = $1', [
           job.endpointId,
           job.droppedTotal,
@@ -172,24 +163,43 @@ export class IngestRepository {
     const now = Date.now();
     let stop = false;
     while (!stop) {
-      const res = await client.query<{ seq: number; prev_hash: string | null; record_hash: string; received_at: Date }>(
-        `SELECT seq, prev_hash, record_hash, received_at FROM hook_runs
+      const res = await client.query<{
+        seq: number;
+        prev_hash: string | null;
+        record_hash: string;
+        received_at: Date;
+        gap: { dropped: number; fromSeq: number; toSeq: number } | null;
+      }>(
+        `SELECT seq, prev_hash, record_hash, received_at, record->'gap' AS gap FROM hook_runs
           WHERE endpoint_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${WALK_STEP}`,
         [endpointId, nextSeq],
       );
       for (const row of res.rows) {
         if (row.seq < nextSeq) continue; // a duplicate sequence number: already checked
         if (row.seq > nextSeq) {
-          if (now - row.received_at.getTime() < graceMs) {
-            stop = true; // a retry may still bring the missing records
-            break;
+          // The spool marks records it dropped (cap reached) on the next record it wrote: those are known drops.
+          const gap = row.gap && row.gap.toSeq === row.seq - 1 ? row.gap : null;
+          const droppedFrom = gap ? Math.max(gap.fromSeq, nextSeq) : null;
+          const missingTo = droppedFrom !== null ? droppedFrom - 1 : row.seq - 1;
+          if (missingTo >= nextSeq) {
+            if (now - row.received_at.getTime() < graceMs) {
+              stop = true; // a retry may still bring the missing records
+              break;
+            }
+            await this.addFinding(client, endpointId, groupId, 'missing_range', nextSeq, missingTo, {
+              count: missingTo - nextSeq + 1,
+            });
+            findings++;
+            lastHash = null; // the link across a missing record cannot be checked
           }
-          await this.addFinding(client, endpointId, groupId, 'missing_range', nextSeq, row.seq - 1, {
-            count: row.seq - nextSeq,
-          });
-          findings++;
+          if (droppedFrom !== null) {
+            await this.addFinding(client, endpointId, groupId, 'dropped', droppedFrom, row.seq - 1, {
+              count: row.seq - droppedFrom,
+              reason: 'spool size cap reached on the endpoint',
+            });
+            findings++; // dropped records never entered the chain: the link to the last written record still holds
+          }
           nextSeq = row.seq;
-          lastHash = null; // the link across a gap cannot be checked
         }
         if (lastHash !== null && row.prev_hash !== lastHash) {
           await this.addFinding(client, endpointId, groupId, 'broken_link', row.seq - 1, row.seq, {

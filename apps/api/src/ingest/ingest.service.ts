@@ -9,7 +9,7 @@ import { ApiError } from '../common/api-error';
 import { jsonPath } from '../common/zod-issues';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import type { IngestJobData, IngestRow } from './ingest.job';
-import { columnsOf, runRecordSchema } from './run-record';
+import { columnsOf, recordHashOf, runRecordSchema } from './run-record';
 
 const MAX_REPORTED_ISSUES = 20;
 const ENQUEUE_TIMEOUT_MS = 3000;
@@ -69,7 +69,7 @@ export class IngestService {
 
   // Turns an NDJSON text or a JSON array/object into validated rows, naming the line and field of every problem.
   private parse(body: unknown): IngestRow[] {
-    let items: Array<{ line: number; text: string; value: unknown }>;
+    let items: Array<{ line: number; text: string; raw: string | null; value: unknown }>;
     if (typeof body === 'string') {
       items = [];
       const lines = body.split('\n');
@@ -84,14 +84,14 @@ export class IngestService {
             { line: i + 1, path: '$', message: 'invalid JSON' },
           ]);
         }
-        items.push({ line: i + 1, text, value });
+        items.push({ line: i + 1, text, raw: text, value });
       }
     } else {
       const list = Array.isArray(body) ? body : (body as { records?: unknown } | null)?.records;
       if (!Array.isArray(list)) {
         throw new ApiError('validation_failed', 'Body must be NDJSON, a JSON array of records or { "records": [...] }');
       }
-      items = (list as unknown[]).map((value, i) => ({ line: i + 1, text: JSON.stringify(value), value }));
+      items = (list as unknown[]).map((value, i) => ({ line: i + 1, text: JSON.stringify(value), raw: null, value }));
     }
     if (items.length > this.config.HOOK_RUN_UPLOAD_MAX_RECORDS) {
       throw new ApiError(
@@ -110,7 +110,7 @@ export class IngestService {
         }
         continue;
       }
-      rows.push({ c: columnsOf(parsed.data, item.text), r: item.text });
+      rows.push({ c: columnsOf(parsed.data, recordHashOf(item.value, item.raw)), r: item.text });
     }
     if (issues.length > 0) {
       const first = issues[0]!;

@@ -1,43 +1,10 @@
-// The run-record contract as the server sees it: validation schema, the columns extracted for queries, the chain hash.
-// PROVISIONAL schema: hook-core's `runRecordSchema` (libs/hook-core/src/record) replaces it once that module lands.
-import { createHash } from 'node:crypto';
-import { z } from 'zod';
+// The run-record contract as the server sees it: hook-core's schema, the columns extracted for queries, the chain hash.
+import { canonicalJson, type RunRecord, runRecordSchema, sha256Hex } from '@hookwarden/hook-core';
 
-const nullableString = z.string().nullable().optional();
+export { runRecordSchema, type RunRecord };
 
-/** Shape of one run record (unknown fields are kept in the stored jsonb). */
-export const runRecordSchema = z.looseObject({
-  id: z.uuid(),
-  seq: z.number().int().min(0),
-  prevHash: nullableString,
-  /** Hash of this record as chained by the endpoint (set when the record was redacted after hashing). */
-  recordHash: nullableString,
-  policy: z
-    .looseObject({ revision: z.number().int().nullable().optional(), digest: nullableString })
-    .nullable()
-    .optional(),
-  sessionId: nullableString,
-  turnId: nullableString,
-  event: z.string().min(1),
-  matcherInput: z.looseObject({ toolName: nullableString, source: nullableString }).nullable().optional(),
-  hookKey: z.string().min(1),
-  hookHash: nullableString,
-  layer: nullableString,
-  sourceFile: nullableString,
-  managed: z.boolean(),
-  status: z.enum(['ran', 'skipped', 'failed', 'timed_out']),
-  skipReason: nullableString,
-  startedAt: z.iso.datetime({ offset: true }),
-  durationMs: z.number().min(0).nullable().optional(),
-  exitCode: z.number().int().nullable().optional(),
-  signal: nullableString,
-  timedOut: z.boolean().optional(),
-  parseVerdict: nullableString,
-  decision: nullableString,
-  effect: z.unknown().optional(),
-  spillPath: nullableString,
-});
-export type RunRecord = z.infer<typeof runRecordSchema>;
+/** Events whose matcher input is a tool name. */
+const TOOL_EVENTS = new Set(['PreToolUse', 'PermissionRequest', 'PostToolUse']);
 
 /** The queryable columns of one hook_runs row (the full record goes to the jsonb column). */
 export interface HookRunColumns {
@@ -54,7 +21,7 @@ export interface HookRunColumns {
   status: string;
   skipReason: string | null;
   decision: string | null;
-  policyRevision: number | null;
+  policyRevision: string | null;
   policyDigest: string | null;
   sessionId: string | null;
   turnId: string | null;
@@ -64,40 +31,35 @@ export interface HookRunColumns {
   timedOut: boolean;
 }
 
-// Normalizes a chain hash to bare lowercase hex (records may write `sha256:<hex>`).
-export function normalizeHash(hash: string | null | undefined): string | null {
-  if (!hash) return null;
-  return hash.replace(/^sha256:/i, '').toLowerCase();
+// The chain hash of a record: sha256 hex of its canonical JSON line (what the next record's prevHash names).
+// NDJSON lines from the spool are already canonical and hashed as received; JSON bodies are re-canonicalized.
+export function recordHashOf(value: unknown, line: string | null): string {
+  return sha256Hex(line ?? canonicalJson(value));
 }
 
-// The chain hash of a record: the endpoint's own when it redacted the record, else sha256 of the line as written.
-export function recordHashOf(record: RunRecord, line: string): string {
-  return normalizeHash(record.recordHash) ?? createHash('sha256').update(line, 'utf8').digest('hex');
-}
-
-// Extracts the indexed columns of a validated record.
-export function columnsOf(record: RunRecord, line: string): HookRunColumns {
+// Extracts the indexed columns of a validated record (skipped runs have no start: their record time is used).
+export function columnsOf(record: RunRecord, recordHash: string): HookRunColumns {
   return {
     id: record.id,
-    startedAt: new Date(record.startedAt).toISOString(),
+    startedAt: new Date(record.startedAt ?? record.recordedAt).toISOString(),
     seq: record.seq,
-    prevHash: normalizeHash(record.prevHash),
-    recordHash: recordHashOf(record, line),
+    prevHash: record.prevHash,
+    recordHash,
     event: record.event,
-    toolName: record.matcherInput?.toolName ?? null,
-    hookKey: record.hookKey,
-    hookHash: record.hookHash ?? null,
-    managed: record.managed,
+    toolName: TOOL_EVENTS.has(record.event) ? record.matcherInput : null,
+    hookKey: record.hook.key,
+    hookHash: record.hook.hash,
+    managed: record.hook.managed,
     status: record.status,
-    skipReason: record.skipReason ?? null,
-    decision: record.decision ?? null,
-    policyRevision: record.policy?.revision ?? null,
-    policyDigest: record.policy?.digest ?? null,
-    sessionId: record.sessionId ?? null,
-    turnId: record.turnId ?? null,
-    durationMs: record.durationMs == null ? null : Math.round(record.durationMs),
-    exitCode: record.exitCode ?? null,
-    signal: record.signal ?? null,
-    timedOut: record.timedOut ?? record.status === 'timed_out',
+    skipReason: record.skipReason,
+    decision: record.decision,
+    policyRevision: record.policy.revision,
+    policyDigest: record.policy.digest,
+    sessionId: record.sessionId,
+    turnId: record.turnId,
+    durationMs: record.durationMs === null ? null : Math.round(record.durationMs),
+    exitCode: record.exitCode,
+    signal: record.signal,
+    timedOut: record.timedOut,
   };
 }
