@@ -20,8 +20,8 @@ export function spawnAgent(args: string[], env: Record<string, string> = {}): Ag
   });
   let err = '';
   let out = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stderr: () => err, stdout: () => out, exited };
 }
