@@ -14,8 +14,8 @@ const csv = z
 
 /** Filters shared by listing, export, stats and top. */
 export const hookRunFiltersSchema = z.object({
-  endpointId: z.uuid().optional(),
-  groupId: z.uuid().optional(),
+  endpointId: z.guid().optional(),
+  groupId: z.guid().optional(),
   event: csv.optional().describe('event name(s), comma-separated'),
   toolName: z.string().min(1).optional(),
   decision: csv.optional().describe('decision(s), comma-separated (e.g. deny,block)'),
@@ -113,8 +113,8 @@ export const topSchema = z.object({
 export class TopDto extends createZodDto(topSchema) {}
 
 export const findingsQuerySchema = z.object({
-  endpointId: z.uuid().optional(),
-  groupId: z.uuid().optional(),
+  endpointId: z.guid().optional(),
+  groupId: z.guid().optional(),
   kind: z.enum(['missing_range', 'broken_link', 'dropped']).optional(),
   includeResolved: z
     .enum(['true', 'false'])
