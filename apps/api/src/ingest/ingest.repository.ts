@@ -10,6 +10,15 @@ import type { IngestJobData } from './ingest.job';
 /** Rows fetched per step while walking a chain forward. */
 const WALK_STEP = 2000;
 
+/** One stored record as the chain walk sees it. */
+interface WalkRow {
+  seq: number;
+  prev_hash: string | null;
+  record_hash: string;
+  received_at: Date;
+  gap: { dropped: number; fromSeq: number; toSeq: number } | null;
+}
+
 interface ChainState {
   nextSeq: number;
   lastHash: string | null;
@@ -72,10 +81,14 @@ export class IngestRepository {
         job.endpointId,
         minSeq,
       ]);
-      const chainRes = await client.query<{ next_seq: number; last_hash: string | null; dropped_total: number }>(
-        'SELECT next_seq, last_hash, dropped_total FROM hook_run_chains WHERE endpoint_id = $1 FOR UPDATE',
-        [job.endpointId],
-      );
+      const chainRes = await client.query<{
+        next_seq: number;
+        last_hash: string | null;
+        dropped_total: number;
+        max_seq: number;
+      }>('SELECT next_seq, last_hash, dropped_total, max_seq FROM hook_run_chains WHERE endpoint_id = $1 FOR UPDATE', [
+        job.endpointId,
+      ]);
       const chain = chainRes.rows[0]!;
       let inserted: number[] = [];
       if (job.rows.length > 0) {
@@ -94,12 +107,30 @@ export class IngestRepository {
           job.droppedTotal,
         ]);
       }
+      // The common case, an in-order batch with nothing stored ahead of it, is walked from memory (same rules).
+      const inOrder =
+        inserted.length === job.rows.length &&
+        chain.max_seq < chain.next_seq &&
+        job.rows.every((r) => r.c.seq >= chain.next_seq);
+      const receivedAt = new Date(job.receivedAt);
+      const preloaded: WalkRow[] | undefined = inOrder
+        ? job.rows
+            .map((r) => ({
+              seq: r.c.seq,
+              prev_hash: r.c.prevHash,
+              record_hash: r.c.recordHash,
+              received_at: receivedAt,
+              gap: r.c.gap ?? null,
+            }))
+            .sort((a, b) => a.seq - b.seq)
+        : undefined;
       findings += await this.walk(
         client,
         job.endpointId,
         job.groupId,
         { nextSeq: chain.next_seq, lastHash: chain.last_hash },
         inserted.length ? Math.max(...inserted) : 0,
+        preloaded,
       );
       await client.query('COMMIT');
       return { inserted: inserted.length, findings };
@@ -156,6 +187,7 @@ export class IngestRepository {
     groupId: string | null,
     state: ChainState,
     batchMaxSeq: number,
+    preloaded?: WalkRow[],
   ): Promise<number> {
     let { nextSeq, lastHash } = state;
     let findings = 0;
@@ -163,17 +195,13 @@ export class IngestRepository {
     const now = Date.now();
     let stop = false;
     while (!stop) {
-      const res = await client.query<{
-        seq: number;
-        prev_hash: string | null;
-        record_hash: string;
-        received_at: Date;
-        gap: { dropped: number; fromSeq: number; toSeq: number } | null;
-      }>(
-        `SELECT seq, prev_hash, record_hash, received_at, record->'gap' AS gap FROM hook_runs
-          WHERE endpoint_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${WALK_STEP}`,
-        [endpointId, nextSeq],
-      );
+      const res = preloaded
+        ? { rows: preloaded }
+        : await client.query<WalkRow>(
+            `SELECT seq, prev_hash, record_hash, received_at, record->'gap' AS gap FROM hook_runs
+              WHERE endpoint_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${WALK_STEP}`,
+            [endpointId, nextSeq],
+          );
       for (const row of res.rows) {
         if (row.seq < nextSeq) continue; // a duplicate sequence number: already checked
         if (row.seq > nextSeq) {
@@ -211,7 +239,7 @@ export class IngestRepository {
         lastHash = row.record_hash;
         nextSeq = row.seq + 1;
       }
-      if (res.rows.length < WALK_STEP) stop = true;
+      if (preloaded || res.rows.length < WALK_STEP) stop = true;
     }
     await client.query(
       `UPDATE hook_run_chains SET next_seq = $2::int8, last_hash = $3, max_seq = GREATEST(max_seq, $4::int8, $2::int8 - 1),

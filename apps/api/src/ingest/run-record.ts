@@ -29,6 +29,8 @@ export interface HookRunColumns {
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
+  /** Records the spool dropped just before this one (cap reached). */
+  gap?: { dropped: number; fromSeq: number; toSeq: number } | null;
 }
 
 // The chain hash of a record: sha256 hex of its canonical JSON line (what the next record's prevHash names).
@@ -61,5 +63,6 @@ export function columnsOf(record: RunRecord, recordHash: string): HookRunColumns
     exitCode: record.exitCode,
     signal: record.signal,
     timedOut: record.timedOut,
+    gap: record.gap ?? null,
   };
 }
