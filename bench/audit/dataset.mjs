@@ -102,7 +102,8 @@ export async function ensureRows(url, say) {
     say('  rebuilding the primary key and indexes…');
     await db.query(`SET maintenance_work_mem = '1GB'`);
     await db.query('ALTER TABLE hook_runs ADD CONSTRAINT hook_runs_pkey PRIMARY KEY (id, started_at)');
-    for (const { indexdef } of idx.rows) await db.query(indexdef);
+    // pg_indexes shows a parent's index as `ON ONLY` (no partition indexes): build them on every partition.
+    for (const { indexdef } of idx.rows) await db.query(indexdef.replace(' ON ONLY ', ' ON '));
     await db.query('VACUUM ANALYZE hook_runs');
     await db.query(`COMMENT ON TABLE hook_runs IS '${marker} end=${end.toISOString()}'`);
     say(`  dataset ready in ${Math.round((Date.now() - t0) / 1000)} s`);

@@ -93,10 +93,13 @@ const env = {
   DATABASE_POOL_MAX: '16',
 };
 const children = [
-  spawn(process.execPath, [path.join(root, 'apps/api/dist/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] }),
+  spawn(process.execPath, [path.join(root, 'apps/api/dist/main.js')], {
+    env,
+    stdio: ['ignore', process.env.BENCH_AUDIT_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
+  }),
   spawn(process.execPath, [path.join(root, 'apps/api/dist/worker.js')], {
     env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_AUDIT_VERBOSE ? 'inherit' : 'ignore', 'inherit'],
   }),
 ];
 const stopChildren = () => children.forEach((c) => c.exitCode === null && c.kill('SIGTERM'));
