@@ -12,8 +12,12 @@ import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
 import type { AppConfig } from './config/config.schema';
 import { GroupsModule } from './groups/groups.module';
-import { HealthModule } from './health/health.module';
 import { PoliciesModule } from './policies/policies.module';
+import { PgPoolsModule } from './database/pg-pools';
+import { HealthModule } from './health/health.module';
+import { HookRunsModule } from './hook-runs/hook-runs.module';
+import { IngestModule } from './ingest/ingest.module';
+import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
@@ -34,6 +38,10 @@ export const FEATURE_MODULES = [
   EndpointsModule,
   ReleasesModule,
   AgentModule,
+  PgPoolsModule,
+  IngestModule,
+  HookRunsModule,
+  AuditSettingsModule,
 ];
 
 @Module({})

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { AGENT_VERSION } from '../version';
 import { registerEnrollCommand } from './enroll';
+import { registerHooksCommands } from './hooks-command';
 import { registerRunCommand } from './run';
 import { registerStatusCommand } from './status';
 
@@ -17,5 +18,6 @@ export function buildProgram(): Command {
   registerEnrollCommand(program);
   registerRunCommand(program);
   registerStatusCommand(program);
+  registerHooksCommands(program);
   return program;
 }

@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import { log } from '../log';
 import { Syncer } from '../sync/syncer';
+import { createUploader } from './hooks-command';
 import { defaultStateDir } from './options';
+import type { SpoolUploader } from '../spool/uploader';
 
 interface RunOptions {
   stateDir: string;
@@ -32,7 +34,9 @@ export function registerRunCommand(program: Command): void {
     .option('--drift-interval <sec>', 'seconds between on-disk drift checks', '300')
     .option('--max-backoff <ms>', 'cap of the retry backoff on errors', '60000')
     .action(async (opts: RunOptions) => {
+      let uploader: SpoolUploader | null = null;
       const syncer = new Syncer({
+        counters: () => uploader?.current ?? { uploadsPending: 0, recordsDropped: 0 },
         stateDir: opts.stateDir,
         root: opts.root,
         pollWaitSec: int('--poll-wait', opts.pollWait, 60),
@@ -54,11 +58,16 @@ export function registerRunCommand(program: Command): void {
         if (outcome === 'refused') process.exitCode = 3;
         return;
       }
-      const stop = (): void => syncer.stop();
+      // The hook-run uploader runs beside the sync loop (same credentials, its own backoff).
+      uploader = await createUploader(opts.stateDir);
+      const stop = (): void => {
+        syncer.stop();
+        uploader?.stop();
+      };
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
       log('info', 'agent started', { pollWaitSec: Number(opts.pollWait) });
-      await syncer.run();
+      await Promise.all([syncer.run(), uploader.run()]);
       log('info', 'agent stopped');
     });
 }

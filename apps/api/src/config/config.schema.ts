@@ -34,6 +34,29 @@ export const configSchema = z.object({
   AUTH_FAILURE_WINDOW_SEC: z.coerce.number().int().min(1).default(60),
   /** Days of hook-run records kept before partitions are dropped. */
   HOOK_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),
+  /** Connection for auditor queries and exports (a read replica); defaults to DATABASE_URL. */
+  DATABASE_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .optional(),
+  /** Largest hook-run upload accepted, after gzip inflation (decompression-bomb cap). */
+  HOOK_RUN_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
+  /** Most records in one upload. */
+  HOOK_RUN_UPLOAD_MAX_RECORDS: z.coerce.number().int().min(1).default(5000),
+  /** Ingest jobs waiting beyond which uploads are refused with 429 (the agent keeps its spool). */
+  HOOK_RUN_INGEST_MAX_WAITING: z.coerce.number().int().min(1).default(2000),
+  /** Concurrent ingest jobs per worker process. */
+  HOOK_RUN_INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** How long a sequence gap may stay open (late retries) before it is recorded as a finding. */
+  HOOK_RUN_GAP_GRACE_SEC: z.coerce.number().int().min(0).default(300),
+  /** Months of hook-run partitions kept created ahead of time. */
+  HOOK_RUN_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(24).default(3),
+  /** Interval of the maintenance jobs (partitions, retention, chain reconciliation). */
+  HOOK_RUN_MAINTENANCE_INTERVAL_SEC: z.coerce.number().int().min(1).default(300),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -13,6 +13,7 @@ export const JOBS = {
   ingestBatch: 'ingest-batch',
   ensurePartitions: 'ensure-partitions',
   retention: 'retention',
+  reconcileChains: 'reconcile-chains',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -56,7 +56,7 @@ export const runRecordDraftSchema = z.object({
   /** Its effect on the aggregate (deny, rewrite, rewrite_ignored, feedback, continuation, stop, context, failed, none). */
   effect: z.string(),
   /** Accepted output that had no effect (plain text ignored, suppressOutput unimplemented, …): never silent. */
-  notes: z.array(z.string()),
+  notes: z.array(z.string()).default([]),
   /** Decision reason from the hook (excerpts mode only; redacted, bounded). */
   reason: z.string().nullable(),
   stdout: outputCaptureSchema.nullable(),

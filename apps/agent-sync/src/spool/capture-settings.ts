@@ -1,0 +1,49 @@
+// The capture policy governed by the admin (per group), cached in the state directory for the hook path (no network).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ApiClient } from '../client/api-client';
+import { writeFileAtomic } from '../state/atomic-file';
+
+export const captureSettingsSchema = z.object({
+  capture: z.enum(['none', 'digests', 'excerpts']),
+  maxExcerptBytes: z.number().int().min(0),
+  redactPatterns: z.array(z.string()),
+  useDefaultRedact: z.boolean(),
+});
+export type CaptureSettings = z.infer<typeof captureSettingsSchema>;
+
+export const CAPTURE_SETTINGS_FILE = 'audit-settings.json';
+
+/** Used until the server has answered once: redacted 2 KiB excerpts with the default secret patterns. */
+export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
+  capture: 'excerpts',
+  maxExcerptBytes: 2048,
+  redactPatterns: [],
+  useDefaultRedact: true,
+};
+
+// The cached settings, or the defaults when none were fetched yet (or the cache is unreadable).
+export async function readCaptureSettings(stateDir: string): Promise<CaptureSettings> {
+  try {
+    const raw: unknown = JSON.parse(await fs.readFile(path.join(stateDir, CAPTURE_SETTINGS_FILE), 'utf8'));
+    const parsed = captureSettingsSchema.safeParse(raw);
+    return parsed.success ? parsed.data : DEFAULT_CAPTURE_SETTINGS;
+  } catch {
+    return DEFAULT_CAPTURE_SETTINGS;
+  }
+}
+
+// Fetches the endpoint's settings from the server and caches them atomically.
+export async function refreshCaptureSettings(client: ApiClient, stateDir: string): Promise<CaptureSettings> {
+  const settings = captureSettingsSchema.parse(await client.json<unknown>('GET', '/v1/agent/audit-settings'));
+  await writeFileAtomic(path.join(stateDir, CAPTURE_SETTINGS_FILE), JSON.stringify(settings, null, 2) + '\n', 0o600);
+  return settings;
+}
+
+// The zerotwo-hooks options expressing the settings (--capture, --max-excerpt-bytes, one --redact per pattern).
+export function captureArgs(settings: CaptureSettings): string[] {
+  const args = ['--capture', settings.capture, '--max-excerpt-bytes', String(settings.maxExcerptBytes)];
+  for (const pattern of settings.redactPatterns) args.push('--redact', pattern);
+  return args;
+}

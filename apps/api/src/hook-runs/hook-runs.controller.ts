@@ -1,0 +1,76 @@
+// Auditor API over hook runs (roles auditor and admin).
+import { Controller, Get, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ReadRoles } from '../auth/auth.decorators';
+import {
+  ExportQueryDto,
+  FindingPageDto,
+  FindingsQueryDto,
+  HookRunDto,
+  HookRunIdParamDto,
+  HookRunPageDto,
+  ListHookRunsQueryDto,
+  StatsDto,
+  StatsQueryDto,
+  TopDto,
+  TopQueryDto,
+} from './hook-runs.dto';
+import { HookRunsService } from './hook-runs.service';
+
+@ApiTags('hook-runs')
+@ApiBearerAuth()
+@Controller('v1')
+export class HookRunsController {
+  constructor(private readonly runs: HookRunsService) {}
+
+  @ReadRoles()
+  @Get('hook-runs')
+  @ApiOkResponse({ type: HookRunPageDto, description: 'Newest first; pass nextCursor as cursor for the next page.' })
+  list(@Query() q: ListHookRunsQueryDto): Promise<HookRunPageDto> {
+    return this.runs.list(q);
+  }
+
+  @ReadRoles()
+  @Get('hook-runs/export')
+  @ApiProduces('application/x-ndjson', 'text/csv')
+  @ApiOkResponse({ description: 'The filtered runs, oldest first, streamed (NDJSON: full records; CSV: columns).' })
+  async export(@Query() q: ExportQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
+    const stream = await this.runs.export(q, q.format);
+    const type = q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson';
+    void reply.header('content-type', type);
+    return new StreamableFile(stream, {
+      type,
+      disposition: `attachment; filename="hook-runs.${q.format}"`,
+    });
+  }
+
+  @ReadRoles()
+  @Get('hook-runs/stats')
+  @ApiOkResponse({ type: StatsDto, description: 'Counts by event, decision and status per hour or day.' })
+  stats(@Query() q: StatsQueryDto): Promise<StatsDto> {
+    return this.runs.stats(q, q.bucket);
+  }
+
+  @ReadRoles()
+  @Get('hook-runs/top')
+  @ApiOkResponse({ type: TopDto, description: 'The hooks failing (failed/timed out) or blocking (deny/block) most.' })
+  top(@Query() q: TopQueryDto): Promise<TopDto> {
+    return this.runs.top(q, q.kind, q.limit);
+  }
+
+  @ReadRoles()
+  @Get('hook-runs/:id')
+  @ApiOkResponse({ type: HookRunDto })
+  @ApiNotFoundResponse({ description: 'No run with this id.' })
+  get(@Param() params: HookRunIdParamDto): Promise<HookRunDto> {
+    return this.runs.get(params.id);
+  }
+
+  @ReadRoles()
+  @Get('findings')
+  @ApiOkResponse({ type: FindingPageDto, description: 'Chain findings (missing ranges, broken links, drops).' })
+  findings(@Query() q: FindingsQueryDto): Promise<FindingPageDto> {
+    return this.runs.findings(q);
+  }
+}

@@ -1,0 +1,161 @@
+// Auditor reads of hook_runs on the read pool: keyset pages, one record, COPY-streamed exports, aggregates.
+import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { to as copyTo } from 'pg-copy-streams';
+import { PrismaService } from '../prisma/prisma.service';
+import { PgPools } from '../database/pg-pools';
+import type { Finding, HookRunFilters } from './hook-runs.dto';
+import { type Keyset, RUN_COLUMNS, SqlParams, whereOf, whereSql } from './hook-runs.sql';
+
+export interface HookRunRow {
+  id: string;
+  started_at: Date;
+  received_at: Date;
+  endpoint_id: string;
+  group_id: string;
+  seq: number;
+  event: string;
+  tool_name: string | null;
+  hook_key: string;
+  hook_hash: string | null;
+  managed: boolean;
+  status: string;
+  skip_reason: string | null;
+  decision: string | null;
+  policy_revision: string | null;
+  policy_digest: string | null;
+  session_id: string | null;
+  turn_id: string | null;
+  duration_ms: number | null;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  record: Record<string, unknown>;
+}
+
+const CSV_COLUMNS = RUN_COLUMNS.replace(/\s+/g, ' ');
+
+@Injectable()
+export class HookRunsRepository {
+  constructor(
+    private readonly pools: PgPools,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  // One page, newest first, strictly after the keyset position when given; fetches limit+1 to know if more exist.
+  async page(filters: HookRunFilters, after: Keyset | null, limit: number): Promise<HookRunRow[]> {
+    const p = new SqlParams();
+    const w = whereOf(filters, p);
+    if (after) w.push(`(started_at, id) < (${p.bind(after.t, 'timestamptz')}, ${p.bind(after.i, 'uuid')})`);
+    const sql = `SELECT ${RUN_COLUMNS}, record FROM hook_runs ${whereSql(w)}
+      ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`;
+    return (await this.pools.read.query<HookRunRow>(sql, p.values)).rows;
+  }
+
+  // One record by id (any partition).
+  async byId(id: string): Promise<HookRunRow | null> {
+    const res = await this.pools.read.query<HookRunRow>(
+      `SELECT ${RUN_COLUMNS}, record FROM hook_runs WHERE id = $1::uuid LIMIT 1`,
+      [id],
+    );
+    return res.rows[0] ?? null;
+  }
+
+  // Streams the filtered rows straight from PostgreSQL (COPY TO STDOUT): constant memory, backpressure end to end.
+  async exportStream(filters: HookRunFilters, format: 'ndjson' | 'csv'): Promise<Readable> {
+    const client = await this.pools.read.connect();
+    const p = new SqlParams((text) => client.escapeLiteral(text));
+    const where = whereSql(whereOf(filters, p));
+    // NDJSON: one jsonb per line; CSV quoting with control characters that never occur in jsonb text keeps it verbatim.
+    const sql =
+      format === 'ndjson'
+        ? `COPY (SELECT record FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT
+             WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')`
+        : `COPY (SELECT ${CSV_COLUMNS} FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT WITH (FORMAT csv, HEADER)`;
+    const stream = client.query(copyTo(sql));
+    let released = false;
+    const release = (err?: Error): void => {
+      if (released) return;
+      released = true;
+      // A connection abandoned mid-COPY cannot be reused: destroy it (the server cancels the query).
+      client.release(err ?? (stream.readableEnded ? undefined : new Error('export aborted')));
+    };
+    stream.on('end', () => release());
+    stream.on('error', (err: Error) => release(err));
+    stream.on('close', () => release());
+    return stream;
+  }
+
+  // Counts per time bucket by event, decision and status.
+  async stats(
+    filters: HookRunFilters,
+    bucket: 'hour' | 'day',
+  ): Promise<Array<{ b: Date; event: string; decision: string | null; status: string; n: number }>> {
+    const p = new SqlParams();
+    const where = whereSql(whereOf(filters, p));
+    const sql = `SELECT date_trunc('${bucket}', started_at, 'UTC') AS b, event, decision, status, count(*) AS n
+      FROM hook_runs ${where} GROUP BY 1, 2, 3, 4 ORDER BY 1`;
+    return (await this.pools.read.query(sql, p.values)).rows as Array<{
+      b: Date;
+      event: string;
+      decision: string | null;
+      status: string;
+      n: number;
+    }>;
+  }
+
+  // The hooks with the most failures (failed/timed out) or blocks (deny/block decisions).
+  async top(
+    filters: HookRunFilters,
+    kind: 'failing' | 'blocking',
+    limit: number,
+  ): Promise<Array<{ hook_key: string; hook_hash: string | null; n: number; endpoints: number; last_at: Date }>> {
+    const p = new SqlParams();
+    const w = whereOf(filters, p);
+    w.push(kind === 'failing' ? `status IN ('failed', 'timed_out')` : `decision IN ('deny', 'block')`);
+    const sql = `SELECT hook_key, hook_hash, count(*) AS n, count(DISTINCT endpoint_id) AS endpoints,
+        max(started_at) AS last_at
+      FROM hook_runs ${whereSql(w)} GROUP BY hook_key, hook_hash ORDER BY n DESC, hook_key LIMIT ${limit}`;
+    return (await this.pools.read.query(sql, p.values)).rows as Array<{
+      hook_key: string;
+      hook_hash: string | null;
+      n: number;
+      endpoints: number;
+      last_at: Date;
+    }>;
+  }
+
+  // Findings (chain gaps), newest first, keyset-paginated.
+  async findings(
+    q: { endpointId?: string; groupId?: string; kind?: string; includeResolved: boolean },
+    after: Keyset | null,
+    limit: number,
+  ): Promise<Finding[]> {
+    const rows = await this.prisma.hookRunFinding.findMany({
+      where: {
+        ...(q.endpointId ? { endpointId: q.endpointId } : {}),
+        ...(q.groupId ? { groupId: q.groupId } : {}),
+        ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.includeResolved ? {} : { resolvedAt: null }),
+        ...(after
+          ? {
+              OR: [{ detectedAt: { lt: new Date(after.t) } }, { detectedAt: new Date(after.t), id: { lt: after.i } }],
+            }
+          : {}),
+      },
+      orderBy: [{ detectedAt: 'desc' }, { id: 'desc' }],
+      take: limit + 1,
+    });
+    return rows.map((r) => ({
+      id: r.id,
+      endpointId: r.endpointId,
+      groupId: r.groupId,
+      kind: r.kind,
+      fromSeq: r.fromSeq === null ? null : Number(r.fromSeq),
+      toSeq: r.toSeq === null ? null : Number(r.toSeq),
+      details: r.details,
+      detectedAt: r.detectedAt.toISOString(),
+      resolvedAt: r.resolvedAt?.toISOString() ?? null,
+    }));
+  }
+}

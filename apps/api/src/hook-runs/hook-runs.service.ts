@@ -1,0 +1,123 @@
+// Auditor queries over hook runs: pages with opaque cursors, one record, exports, aggregates, findings.
+import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { ApiError } from '../common/api-error';
+import type {
+  FindingsQueryDto,
+  HookRunDto,
+  HookRunFilters,
+  HookRunPageDto,
+  ListHookRunsQueryDto,
+  StatsDto,
+  TopDto,
+  Finding,
+} from './hook-runs.dto';
+import { type HookRunRow, HookRunsRepository } from './hook-runs.repository';
+import { decodeCursor, encodeCursor } from './hook-runs.sql';
+
+@Injectable()
+export class HookRunsService {
+  constructor(private readonly repository: HookRunsRepository) {}
+
+  // A page of runs, newest first.
+  async list(q: ListHookRunsQueryDto): Promise<HookRunPageDto> {
+    const rows = await this.repository.page(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
+    const more = rows.length > q.limit;
+    const items = rows.slice(0, q.limit).map(toDto);
+    const last = items[items.length - 1];
+    return { items, nextCursor: more && last ? encodeCursor({ t: last.startedAt, i: last.id }) : null };
+  }
+
+  // One run, 404 when unknown.
+  async get(id: string): Promise<HookRunDto> {
+    const row = await this.repository.byId(id);
+    if (!row) throw new ApiError('not_found', `Hook run ${id} not found`);
+    return toDto(row);
+  }
+
+  // A streamed export of the filtered runs.
+  export(filters: HookRunFilters, format: 'ndjson' | 'csv'): Promise<Readable> {
+    return this.repository.exportStream(filters, format);
+  }
+
+  // Counts per bucket by event, decision and status.
+  async stats(filters: HookRunFilters, bucket: 'hour' | 'day'): Promise<StatsDto> {
+    const rows = await this.repository.stats(withDefaultRange(filters), bucket);
+    const buckets = new Map<string, StatsDto['buckets'][number]>();
+    for (const r of rows) {
+      const start = r.b.toISOString();
+      let b = buckets.get(start);
+      if (!b) {
+        b = { start, total: 0, byEvent: {}, byDecision: {}, byStatus: {} };
+        buckets.set(start, b);
+      }
+      b.total += r.n;
+      b.byEvent[r.event] = (b.byEvent[r.event] ?? 0) + r.n;
+      const decision = r.decision ?? 'none';
+      b.byDecision[decision] = (b.byDecision[decision] ?? 0) + r.n;
+      b.byStatus[r.status] = (b.byStatus[r.status] ?? 0) + r.n;
+    }
+    return { bucket, buckets: [...buckets.values()] };
+  }
+
+  // The top failing or blocking hooks in the range (default: the last 24 hours).
+  async top(filters: HookRunFilters, kind: 'failing' | 'blocking', limit: number): Promise<TopDto> {
+    const rows = await this.repository.top(withDefaultRange(filters), kind, limit);
+    return {
+      kind,
+      items: rows.map((r) => ({
+        hookKey: r.hook_key,
+        hookHash: r.hook_hash,
+        count: r.n,
+        endpoints: r.endpoints,
+        lastAt: r.last_at.toISOString(),
+      })),
+    };
+  }
+
+  // Findings (gaps, broken links, drops), newest first.
+  async findings(q: FindingsQueryDto): Promise<{ items: Finding[]; nextCursor: string | null }> {
+    const rows = await this.repository.findings(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
+    const items = rows.slice(0, q.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.detectedAt, i: last.id }) : null,
+    };
+  }
+}
+
+// Aggregates default to the last 24 hours so an unbounded request cannot scan the whole table.
+function withDefaultRange(f: HookRunFilters): HookRunFilters {
+  if (f.from || f.to) return f;
+  return { ...f, from: new Date(Date.now() - 86_400_000).toISOString() };
+}
+
+// Maps a row to the API shape.
+function toDto(r: HookRunRow): HookRunDto {
+  return {
+    id: r.id,
+    startedAt: r.started_at.toISOString(),
+    receivedAt: r.received_at.toISOString(),
+    endpointId: r.endpoint_id,
+    groupId: r.group_id,
+    seq: r.seq,
+    event: r.event,
+    toolName: r.tool_name,
+    hookKey: r.hook_key,
+    hookHash: r.hook_hash,
+    managed: r.managed,
+    status: r.status,
+    skipReason: r.skip_reason,
+    decision: r.decision,
+    policyRevision: r.policy_revision,
+    policyDigest: r.policy_digest,
+    sessionId: r.session_id,
+    turnId: r.turn_id,
+    durationMs: r.duration_ms,
+    exitCode: r.exit_code,
+    signal: r.signal,
+    timedOut: r.timed_out,
+    record: r.record,
+  };
+}

@@ -1,0 +1,77 @@
+// SQL fragments for hook-run queries: WHERE clauses from filters (bound or inlined for COPY) and keyset cursors.
+import { ApiError } from '../common/api-error';
+import type { HookRunFilters } from './hook-runs.dto';
+
+/** Columns returned for one hook run. */
+export const RUN_COLUMNS = `id, started_at, received_at, endpoint_id, group_id, seq, event, tool_name, hook_key, hook_hash,
+  managed, status, skip_reason, decision, policy_revision, policy_digest, session_id, turn_id, duration_ms, exit_code,
+  signal, timed_out`;
+
+/** Collects values as `$n` placeholders, or inlines them as escaped literals (COPY takes no parameters). */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  constructor(private readonly inline?: (text: string) => string) {}
+
+  // Returns the placeholder (or literal) for one value; arrays become text[].
+  bind(value: unknown, type = 'text'): string {
+    if (this.inline) {
+      if (Array.isArray(value)) return `ARRAY[${value.map((v) => this.inline!(String(v))).join(',')}]::${type}[]`;
+      if (typeof value === 'number' || typeof value === 'boolean') return `${String(value)}::${type}`;
+      return `${this.inline(String(value))}::${type}`;
+    }
+    this.values.push(value);
+    return `$${this.values.length}::${type}${Array.isArray(value) ? '[]' : ''}`;
+  }
+}
+
+// The WHERE conditions of a filter set.
+export function whereOf(f: HookRunFilters, p: SqlParams): string[] {
+  const w: string[] = [];
+  if (f.endpointId) w.push(`endpoint_id = ${p.bind(f.endpointId, 'uuid')}`);
+  if (f.groupId) w.push(`group_id = ${p.bind(f.groupId, 'uuid')}`);
+  if (f.event) w.push(f.event.length === 1 ? `event = ${p.bind(f.event[0])}` : `event = ANY(${p.bind(f.event)})`);
+  if (f.toolName) w.push(`tool_name = ${p.bind(f.toolName)}`);
+  if (f.decision) {
+    w.push(f.decision.length === 1 ? `decision = ${p.bind(f.decision[0])}` : `decision = ANY(${p.bind(f.decision)})`);
+  }
+  if (f.status) w.push(f.status.length === 1 ? `status = ${p.bind(f.status[0])}` : `status = ANY(${p.bind(f.status)})`);
+  if (f.skipReason) w.push(`skip_reason = ${p.bind(f.skipReason)}`);
+  if (f.hookKey) w.push(`hook_key = ${p.bind(f.hookKey)}`);
+  if (f.hookHash) w.push(`hook_hash = ${p.bind(f.hookHash)}`);
+  if (f.managed !== undefined) w.push(`managed = ${p.bind(f.managed, 'bool')}`);
+  if (f.policyRevision !== undefined) w.push(`policy_revision = ${p.bind(f.policyRevision)}`);
+  if (f.policyDigest) w.push(`policy_digest = ${p.bind(f.policyDigest)}`);
+  if (f.sessionId) w.push(`session_id = ${p.bind(f.sessionId)}`);
+  if (f.from) w.push(`started_at >= ${p.bind(f.from, 'timestamptz')}`);
+  if (f.to) w.push(`started_at < ${p.bind(f.to, 'timestamptz')}`);
+  return w;
+}
+
+// Joins conditions into a WHERE clause (empty when there are none).
+export function whereSql(conditions: string[]): string {
+  return conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** A position in the (started_at desc, id desc) order. */
+export interface Keyset {
+  t: string;
+  i: string;
+}
+
+// Encodes a keyset position as an opaque cursor.
+export function encodeCursor(k: Keyset): string {
+  return Buffer.from(JSON.stringify([k.t, k.i])).toString('base64url');
+}
+
+// Decodes a cursor; 400 when it was not produced by this API.
+export function decodeCursor(cursor: string): Keyset {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
+      if (!Number.isNaN(Date.parse(v[0])) && /^[0-9a-f-]{36}$/i.test(v[1])) return { t: v[0], i: v[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw new ApiError('bad_request', 'Invalid cursor (use nextCursor from a previous page)', { path: '$.cursor' });
+}

@@ -1,0 +1,37 @@
+// BullMQ processor of the ingest queue: one job = one uploaded batch, written in bulk; failures rethrow (retried).
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { QUEUES } from '../queues/queue-names';
+import type { IngestJobData } from './ingest.job';
+import { IngestRepository, type IngestResult } from './ingest.repository';
+
+@Processor(QUEUES.ingest)
+export class IngestProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger('IngestProcessor');
+
+  constructor(
+    private readonly repository: IngestRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  // Applies the configured concurrency once the worker exists.
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.HOOK_RUN_INGEST_CONCURRENCY;
+  }
+
+  // Writes the batch; any error propagates so BullMQ retries with backoff.
+  async process(job: Job<IngestJobData>): Promise<IngestResult> {
+    return this.repository.ingestBatch(job.data);
+  }
+
+  // Logs batches that failed an attempt (they are retried until attempts run out).
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<IngestJobData> | undefined, err: Error): void {
+    this.logger.warn(`ingest job ${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`);
+  }
+}

@@ -1,0 +1,52 @@
+// Capture policy per group: admin writes (audited), auditors read, the agent reads its own group's.
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../support/api';
+import { auditorToken, createEndpoints, type TestEndpoint } from '../support/audit-factories';
+import { call } from '../support/http';
+
+let api: TestApi;
+let auditor: string;
+let ep: TestEndpoint;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  auditor = await auditorToken(api);
+  [ep] = (await createEndpoints(api.db.url, 1)) as [TestEndpoint];
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+it('defaults to redacted excerpts, and an admin change reaches the agent and the audit log', async () => {
+  const path = `/v1/groups/${ep.groupId}/audit-settings`;
+  const initial = await call(api.baseUrl, 'GET', '/v1/agent/audit-settings', { token: ep.credential });
+  expect(initial.body).toEqual({
+    capture: 'excerpts',
+    maxExcerptBytes: 2048,
+    redactPatterns: [],
+    useDefaultRedact: true,
+  });
+  const body = { capture: 'digests', maxExcerptBytes: 100, redactPatterns: ['corp-[0-9]+'], useDefaultRedact: true };
+  expect((await call(api.baseUrl, 'PUT', path, { token: auditor, body })).status).toBe(403);
+  const put = await call(api.baseUrl, 'PUT', path, { token: api.adminToken, body });
+  expect(put.status).toBe(200);
+  expect((await call(api.baseUrl, 'GET', path, { token: auditor })).body).toEqual(body);
+  expect((await call(api.baseUrl, 'GET', '/v1/agent/audit-settings', { token: ep.credential })).body).toEqual(body);
+  const bad = await call(api.baseUrl, 'PUT', path, { token: api.adminToken, body: { ...body, redactPatterns: ['('] } });
+  expect(bad.status).toBe(400);
+  expect(bad.body.error.message).toContain('redactPatterns[0]');
+  const missing = await call(api.baseUrl, 'PUT', '/v1/groups/00000000-0000-4000-8000-000000000000/audit-settings', {
+    token: api.adminToken,
+    body,
+  });
+  expect(missing.status).toBe(404);
+  const db = new pg.Client({ connectionString: api.db.url });
+  await db.connect();
+  const audit = await db.query<{ target_id: string }>(
+    "SELECT target_id FROM audit_log WHERE action = 'group.audit_settings.update'",
+  );
+  await db.end();
+  expect(audit.rows).toEqual([{ target_id: ep.groupId }]);
+});

@@ -1,0 +1,192 @@
+// Upload → queue → worker → hook_runs: validation, idempotency, chain findings, gzip and size caps.
+import { gzipSync } from 'node:zlib';
+import { canonicalJson } from '@hookwarden/hook-core';
+import pg from 'pg';
+import type { INestApplicationContext } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../support/api';
+import {
+  auditorToken,
+  chainedLines,
+  createEndpoints,
+  eventually,
+  runRecord,
+  startWorker,
+  type TestEndpoint,
+} from '../support/audit-factories';
+import { call } from '../support/http';
+
+let api: TestApi;
+let worker: INestApplicationContext;
+let db: pg.Pool;
+let auditor: string;
+let endpoints: TestEndpoint[];
+
+beforeAll(async () => {
+  api = await startTestApi({ HOOK_RUN_GAP_GRACE_SEC: '0', HOOK_RUN_UPLOAD_MAX_BYTES: '200000', LOG_LEVEL: 'error' });
+  worker = await startWorker(api.config);
+  db = new pg.Pool({ connectionString: api.db.url, max: 2 });
+  auditor = await auditorToken(api);
+  endpoints = await createEndpoints(api.db.url, 4);
+});
+
+afterAll(async () => {
+  await db?.end();
+  await worker?.close();
+  await api?.close();
+});
+
+// Uploads NDJSON lines (gzip by default) with an endpoint credential.
+async function upload(ep: TestEndpoint, lines: string[], opts: { gzip?: boolean; dropped?: number } = {}) {
+  const text = lines.join('\n') + '\n';
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${ep.credential}`,
+    'content-type': 'application/x-ndjson',
+  };
+  if (opts.gzip !== false) headers['content-encoding'] = 'gzip';
+  if (opts.dropped !== undefined) headers['x-hookwarden-records-dropped'] = String(opts.dropped);
+  const res = await fetch(`${api.baseUrl}/v1/agent/hook-runs`, {
+    method: 'POST',
+    headers,
+    body: opts.gzip !== false ? gzipSync(text) : text,
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+// Counts stored rows of an endpoint.
+async function countRows(endpointId: string): Promise<number> {
+  const res = await db.query<{ n: string }>('SELECT count(*) AS n FROM hook_runs WHERE endpoint_id = $1', [endpointId]);
+  return Number(res.rows[0]!.n);
+}
+
+describe('POST /v1/agent/hook-runs', () => {
+  it('accepts a gzip NDJSON batch with 202 and the worker stores every record with its columns', async () => {
+    const ep = endpoints[0]!;
+    const { lines } = chainedLines(20, 1, { decision: 'deny', toolName: 'Bash' });
+    const res = await upload(ep, lines);
+    expect(res.status).toBe(202);
+    expect(res.body.accepted).toBe(20);
+    await eventually(async () => (await countRows(ep.id)) === 20);
+    const row = await db.query('SELECT * FROM hook_runs WHERE endpoint_id = $1 AND seq = 5', [ep.id]);
+    expect(row.rows[0]).toMatchObject({
+      group_id: ep.groupId,
+      event: 'PreToolUse',
+      tool_name: 'Bash',
+      decision: 'deny',
+      status: 'ran',
+      managed: true,
+      policy_revision: '1',
+    });
+    expect((row.rows[0] as { record: { seq: number } }).record.seq).toBe(5);
+    const findings = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep.id}`, { token: auditor });
+    expect(findings.body.items).toEqual([]);
+  });
+
+  it('re-sent batches create no duplicate rows', async () => {
+    const ep = endpoints[1]!;
+    const { lines } = chainedLines(10);
+    expect((await upload(ep, lines)).status).toBe(202);
+    await eventually(async () => (await countRows(ep.id)) === 10);
+    expect((await upload(ep, lines, { gzip: false })).status).toBe(202);
+    expect((await upload(ep, lines.slice(3, 7))).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 1000));
+    await eventually(async () => {
+      const r = await db.query('SELECT count(*) AS n FROM hook_runs WHERE endpoint_id = $1', [ep.id]);
+      return Number((r.rows[0] as { n: string }).n) === 10;
+    });
+    expect(await countRows(ep.id)).toBe(10);
+  });
+
+  it('rejects an invalid record with 400 naming the line and the field, storing nothing', async () => {
+    const ep = endpoints[2]!;
+    const { lines } = chainedLines(3);
+    const bad = JSON.parse(lines[1]!) as Record<string, unknown>;
+    bad.status = 'exploded';
+    const res = await upload(ep, [lines[0]!, JSON.stringify(bad), lines[2]!]);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.message).toMatch(/^line 2: \$\.status: /);
+    const notJson = await upload(ep, [lines[0]!, '{oops']);
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.message).toMatch(/^line 2: invalid JSON/);
+    expect(await countRows(ep.id)).toBe(0);
+  });
+
+  it('takes the endpoint from the credential, never from the body, and refuses other callers', async () => {
+    const res = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', {
+      token: auditor,
+      body: [runRecord({ seq: 1 })],
+    });
+    expect(res.status).toBe(403);
+    const anon = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', { body: [] });
+    expect(anon.status).toBe(401);
+    const ep = endpoints[3]!;
+    const rec = { ...runRecord({ seq: 1 }), endpointId: endpoints[0]!.id };
+    const ok = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', { token: ep.credential, body: [rec] });
+    expect(ok.status).toBe(202);
+    await eventually(async () => (await countRows(ep.id)) === 1);
+  });
+
+  it('refuses a decompression bomb with 413 and an unknown encoding with 415', async () => {
+    const ep = endpoints[3]!;
+    const bomb = gzipSync(Buffer.alloc(5_000_000, 0x20));
+    const res = await fetch(`${api.baseUrl}/v1/agent/hook-runs`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ep.credential}`,
+        'content-type': 'application/x-ndjson',
+        'content-encoding': 'gzip',
+      },
+      body: bomb,
+    });
+    expect(bomb.length).toBeLessThan(200_000);
+    expect(res.status).toBe(413);
+    const br = await fetch(`${api.baseUrl}/v1/agent/hook-runs`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ep.credential}`,
+        'content-type': 'application/x-ndjson',
+        'content-encoding': 'br',
+      },
+      body: 'x',
+    });
+    expect(br.status).toBe(415);
+    // Other routes keep their JSON parser.
+    const health = await call(api.baseUrl, 'GET', '/healthz');
+    expect(health.status).toBe(200);
+  });
+});
+
+describe('chain continuity', () => {
+  it('records a missing range when a record never arrives, and a broken link when a record was altered', async () => {
+    const [ep] = await createEndpoints(api.db.url, 1);
+    const { lines } = chainedLines(10);
+    // seq 4 is lost; seq 8 was edited after the next record hashed it.
+    const edited = JSON.parse(lines[7]!) as Record<string, unknown>;
+    edited.decision = 'allow';
+    const sent = [...lines.slice(0, 3), ...lines.slice(4, 7), JSON.stringify(edited), ...lines.slice(8)];
+    expect((await upload(ep!, sent)).status).toBe(202);
+    const findings = await eventually(async () => {
+      const r = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep!.id}`, { token: auditor });
+      return r.body.items.length >= 2
+        ? (r.body.items as Array<{ kind: string; fromSeq: number; toSeq: number }>)
+        : null;
+    });
+    const kinds = findings.map((f) => `${f.kind}:${f.fromSeq}-${f.toSeq}`).sort();
+    // The gap hides the 3→5 link; the edit of seq 8 breaks the 8→9 link.
+    expect(kinds).toEqual(['broken_link:8-9', 'missing_range:4-4']);
+  });
+
+  it('records records the spool dropped (cap reached) as a dropped finding, keeping the chain link', async () => {
+    const [ep] = await createEndpoints(api.db.url, 1);
+    const { lines, lastHash } = chainedLines(2);
+    // The spool dropped seq 3..5; record 6 carries the gap and links to record 2 (the last one written).
+    const next = canonicalJson(runRecord({ seq: 6, prevHash: lastHash, gap: { dropped: 3, fromSeq: 3, toSeq: 5 } }));
+    expect((await upload(ep!, [...lines, next], { dropped: 3 })).status).toBe(202);
+    const items = await eventually(async () => {
+      const r = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${ep!.id}`, { token: auditor });
+      return r.body.items.length ? (r.body.items as Array<{ kind: string; fromSeq: number; toSeq: number }>) : null;
+    });
+    expect(items).toEqual([expect.objectContaining({ kind: 'dropped', fromSeq: 3, toSeq: 5 })]);
+  });
+});

@@ -1,0 +1,199 @@
+// Auditor API over hook runs: filters, keyset pagination, one record, stats, top, export, roles.
+import type { RunRecord } from '@hookwarden/hook-core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../support/api';
+import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
+import { call } from '../support/http';
+
+let api: TestApi;
+let db: pg.Pool;
+let auditor: string;
+let eps: TestEndpoint[];
+const base = Date.parse('2026-11-20T12:00:00.000Z');
+
+// Inserts records directly (the ingest path has its own tests).
+async function insert(ep: TestEndpoint, records: RunRecord[]): Promise<void> {
+  for (const r of records) {
+    await db.query(
+      `INSERT INTO hook_runs (id, started_at, endpoint_id, group_id, seq, prev_hash, record_hash, event, tool_name,
+         hook_key, hook_hash, managed, status, skip_reason, decision, policy_revision, policy_digest, session_id,
+         turn_id, duration_ms, exit_code, timed_out, record)
+       VALUES ($1,$2,$3,$4,$5,NULL,'h',$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,'t',5,0,$17,$18)`,
+      [
+        r.id,
+        r.startedAt,
+        ep.id,
+        ep.groupId,
+        r.seq,
+        r.event,
+        r.matcherInput,
+        r.hook.key,
+        r.hook.hash,
+        r.hook.managed,
+        r.status,
+        r.skipReason,
+        r.decision,
+        r.policy.revision,
+        r.policy.digest,
+        r.sessionId,
+        r.timedOut,
+        JSON.stringify(r),
+      ],
+    );
+  }
+}
+
+beforeAll(async () => {
+  api = await startTestApi();
+  db = new pg.Pool({ connectionString: api.db.url, max: 2 });
+  auditor = await auditorToken(api);
+  eps = [...(await createEndpoints(api.db.url, 2)), ...(await createEndpoints(api.db.url, 1))];
+  // Endpoint 0: 30 runs one minute apart, every 3rd denied, every 5th skipped, every 7th failed.
+  const recs = Array.from({ length: 30 }, (_, i) =>
+    runRecord({
+      seq: i + 1,
+      startedAt: new Date(base + i * 60_000),
+      decision: i % 3 === 0 ? 'deny' : 'allow',
+      status: i % 5 === 0 ? 'skipped' : i % 7 === 0 ? 'failed' : 'ran',
+      skipReason: i % 5 === 0 ? 'untrusted' : null,
+      event: i % 2 === 0 ? 'PreToolUse' : 'PostToolUse',
+      toolName: i % 4 === 0 ? 'Write' : 'Bash',
+      hookKey: i % 7 === 0 ? 'hooks.json:pre_tool_use:0:0' : 'req.toml:pre_tool_use:0:0',
+      managed: i % 2 === 0,
+      sessionId: i < 10 ? 's-a' : 's-b',
+      policyRevision: i < 15 ? '1' : '2',
+    }),
+  );
+  await insert(eps[0]!, recs);
+  await insert(eps[1]!, [runRecord({ seq: 1, startedAt: new Date(base), decision: 'deny' })]);
+  await insert(eps[2]!, [runRecord({ seq: 1, startedAt: new Date(base + 86_400_000), event: 'Stop', toolName: null })]);
+});
+
+afterAll(async () => {
+  await db?.end();
+  await api?.close();
+});
+
+// GET with the auditor token.
+const get = (path: string) => call(api.baseUrl, 'GET', path, { token: auditor });
+
+describe('GET /v1/hook-runs', () => {
+  it('pages through one endpoint newest first with an opaque cursor, without repeats or gaps', async () => {
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await get(`/v1/hook-runs?endpointId=${eps[0]!.id}&limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      seen.push(...(res.body.items as Array<{ seq: number }>).map((i) => i.seq));
+      cursor = res.body.nextCursor as string | null;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(5);
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => 30 - i));
+  });
+
+  it('applies every filter', async () => {
+    const ids = async (q: string) =>
+      ((await get(`/v1/hook-runs?endpointId=${eps[0]!.id}&limit=500&${q}`)).body.items as Array<{ seq: number }>)
+        .map((i) => i.seq)
+        .sort((a, b) => a - b);
+    const all = Array.from({ length: 30 }, (_, i) => i);
+    const expectSeqs = (pred: (i: number) => boolean) => all.filter(pred).map((i) => i + 1);
+    expect(await ids('decision=deny')).toEqual(expectSeqs((i) => i % 3 === 0));
+    expect(await ids('status=skipped&skipReason=untrusted')).toEqual(expectSeqs((i) => i % 5 === 0));
+    expect(await ids('status=failed,timed_out')).toEqual(expectSeqs((i) => i % 5 !== 0 && i % 7 === 0));
+    expect(await ids('event=PostToolUse')).toEqual(expectSeqs((i) => i % 2 === 1));
+    expect(await ids('toolName=Write')).toEqual(expectSeqs((i) => i % 4 === 0));
+    expect(await ids('hookKey=hooks.json:pre_tool_use:0:0')).toEqual(expectSeqs((i) => i % 7 === 0));
+    expect(await ids(`hookHash=sha256:${'cd'.repeat(32)}`)).toHaveLength(30);
+    expect(await ids('managed=false')).toEqual(expectSeqs((i) => i % 2 === 1));
+    expect(await ids('policyRevision=2')).toEqual(expectSeqs((i) => i >= 15));
+    expect(await ids(`policyDigest=sha256:${'ab'.repeat(32)}`)).toHaveLength(30);
+    expect(await ids('sessionId=s-a')).toEqual(expectSeqs((i) => i < 10));
+    const from = new Date(base + 10 * 60_000).toISOString();
+    const to = new Date(base + 20 * 60_000).toISOString();
+    expect(await ids(`from=${from}&to=${to}`)).toEqual(expectSeqs((i) => i >= 10 && i < 20));
+    const group = await get(`/v1/hook-runs?groupId=${eps[0]!.groupId}&decision=deny&limit=500`);
+    expect(group.body.items).toHaveLength(11); // 10 on endpoint 0 + 1 on endpoint 1, none from the other group
+    const other = await get(`/v1/hook-runs?groupId=${eps[2]!.groupId}`);
+    expect((other.body.items as Array<{ event: string }>).map((i) => i.event)).toEqual(['Stop']);
+  });
+
+  it('returns one record by id, 404 for an unknown id, 400 for a bad cursor or filter', async () => {
+    const page = await get(`/v1/hook-runs?endpointId=${eps[1]!.id}`);
+    const id = (page.body.items as Array<{ id: string }>)[0]!.id;
+    const one = await get(`/v1/hook-runs/${id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id, endpointId: eps[1]!.id, decision: 'deny', record: { id } });
+    expect((await get('/v1/hook-runs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const bad = await get('/v1/hook-runs?cursor=nope');
+    expect(bad.status).toBe(400);
+    expect((await get('/v1/hook-runs?status=exploded')).status).toBe(400);
+    expect((await get('/v1/hook-runs?limit=10000')).status).toBe(400);
+  });
+
+  it('is open to auditors and admins only', async () => {
+    expect((await call(api.baseUrl, 'GET', '/v1/hook-runs', { token: api.adminToken })).status).toBe(200);
+    expect((await call(api.baseUrl, 'GET', '/v1/hook-runs')).status).toBe(401);
+    expect((await call(api.baseUrl, 'GET', '/v1/hook-runs', { token: eps[0]!.credential })).status).toBe(403);
+  });
+});
+
+describe('aggregates', () => {
+  it('counts by event, decision and status per hour and per day', async () => {
+    const from = new Date(base - 3_600_000).toISOString();
+    const to = new Date(base + 2 * 86_400_000).toISOString();
+    const day = await get(`/v1/hook-runs/stats?bucket=day&groupId=${eps[0]!.groupId}&from=${from}&to=${to}`);
+    expect(day.status).toBe(200);
+    expect(day.body.buckets).toHaveLength(1);
+    const b = day.body.buckets[0];
+    expect(b.start).toBe('2026-11-20T00:00:00.000Z');
+    expect(b.total).toBe(31);
+    expect(b.byEvent).toEqual({ PreToolUse: 16, PostToolUse: 15 });
+    expect(b.byDecision).toEqual({ deny: 11, allow: 20 });
+    expect(b.byStatus).toEqual({ ran: 21, skipped: 6, failed: 4 });
+    const hour = await get(`/v1/hook-runs/stats?bucket=hour&endpointId=${eps[0]!.id}&from=${from}&to=${to}`);
+    expect((hour.body.buckets as Array<{ total: number }>).map((x) => x.total)).toEqual([30]);
+    const all = await get(`/v1/hook-runs/stats?bucket=day&from=${from}&to=${to}`);
+    expect((all.body.buckets as Array<{ total: number }>).map((x) => x.total)).toEqual([31, 1]);
+  });
+
+  it('lists the top failing and blocking hooks', async () => {
+    const from = new Date(base - 3_600_000).toISOString();
+    const failing = await get(`/v1/hook-runs/top?kind=failing&from=${from}`);
+    expect(failing.status).toBe(200);
+    expect(failing.body.items).toEqual([
+      expect.objectContaining({ hookKey: 'hooks.json:pre_tool_use:0:0', count: 4, endpoints: 1 }),
+    ]);
+    const blocking = await get(`/v1/hook-runs/top?kind=blocking&from=${from}`);
+    const top = blocking.body.items as Array<{ count: number; endpoints: number }>;
+    expect(top.reduce((n, i) => n + i.count, 0)).toBe(11);
+    expect(top).toContainEqual(
+      expect.objectContaining({ hookKey: '/etc/zerotwo/requirements.toml:pre_tool_use:0:0', count: 1, endpoints: 1 }),
+    );
+  });
+});
+
+describe('GET /v1/hook-runs/export', () => {
+  it('exports the filtered runs as NDJSON (full records) and CSV (columns)', async () => {
+    const nd = await fetch(`${api.baseUrl}/v1/hook-runs/export?format=ndjson&endpointId=${eps[0]!.id}&decision=deny`, {
+      headers: { authorization: `Bearer ${auditor}` },
+    });
+    expect(nd.status).toBe(200);
+    expect(nd.headers.get('content-type')).toContain('application/x-ndjson');
+    const lines = (await nd.text()).trim().split('\n');
+    expect(lines).toHaveLength(10);
+    const recs = lines.map((l) => JSON.parse(l) as { seq: number; decision: string; stdout: unknown });
+    expect(recs.map((r) => r.seq)).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25, 28]);
+    expect(recs.every((r) => r.decision === 'deny')).toBe(true);
+    const csv = await fetch(`${api.baseUrl}/v1/hook-runs/export?format=csv&endpointId=${eps[0]!.id}&status=failed`, {
+      headers: { authorization: `Bearer ${auditor}` },
+    });
+    expect(csv.status).toBe(200);
+    const rows = (await csv.text()).trim().split('\n');
+    expect(rows[0]).toMatch(/^id,started_at,received_at,endpoint_id,group_id,seq,event/);
+    expect(rows).toHaveLength(5);
+  });
+});

@@ -1,0 +1,171 @@
+// Test data for hook-run audit: groups, endpoints with known credentials, auditor tokens, run records, a worker.
+import { randomUUID } from 'node:crypto';
+import { canonicalJson, type HookEvent, type RunRecord, sha256Hex } from '@hookwarden/hook-core';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { PrismaClient } from '@prisma/client';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { AppModule } from '../../apps/api/src/app.module';
+import { AGENT_TOKEN_PREFIX, hashSecret, newSecret } from '../../apps/api/src/auth/principal';
+import type { AppConfig } from '../../apps/api/src/config/config.schema';
+import { WorkerModule } from '../../apps/api/src/queues/worker.module';
+import { TokensService } from '../../apps/api/src/tokens/tokens.service';
+import type { TestApi } from './api';
+
+export interface TestEndpoint {
+  id: string;
+  groupId: string;
+  credential: string;
+}
+
+// A Prisma client on a test database (close it with $disconnect).
+export function prismaFor(url: string): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) });
+}
+
+// Creates a group and `count` endpoints in it with known credentials (rows inserted directly).
+export async function createEndpoints(url: string, count = 1, groupId: string = randomUUID()): Promise<TestEndpoint[]> {
+  const prisma = prismaFor(url);
+  try {
+    await prisma.group.upsert({ where: { id: groupId }, create: { id: groupId, name: `g-${groupId}` }, update: {} });
+    const out: TestEndpoint[] = [];
+    for (let i = 0; i < count; i++) {
+      const credential = newSecret(AGENT_TOKEN_PREFIX);
+      const id = randomUUID();
+      await prisma.endpoint.create({
+        data: {
+          id,
+          groupId,
+          machineId: `m-${id}`,
+          hostname: `host-${i}`,
+          platform: 'linux',
+          agentVersion: '0.1.0',
+          credentialHash: hashSecret(credential),
+        },
+      });
+      out.push({ id, groupId, credential });
+    }
+    return out;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+// Creates an auditor API token on a running test API.
+export async function auditorToken(api: TestApi): Promise<string> {
+  const created = await api.app
+    .get(TokensService)
+    .create({ name: 'auditor', role: 'auditor' }, { actorId: null, actorName: 'test', role: 'admin' });
+  return created.token;
+}
+
+/** Options for one generated run record. */
+export interface RecordOptions {
+  seq: number;
+  prevHash?: string | null;
+  startedAt?: Date;
+  event?: HookEvent;
+  toolName?: string | null;
+  hookKey?: string;
+  status?: 'ran' | 'skipped' | 'failed' | 'timed_out';
+  skipReason?: string | null;
+  decision?: string | null;
+  managed?: boolean;
+  sessionId?: string;
+  policyRevision?: string;
+  stdout?: string;
+  gap?: { dropped: number; fromSeq: number; toSeq: number };
+}
+
+// Builds one sequenced run record in hook-core's record shape (validated by its runRecordSchema).
+export function runRecord(o: RecordOptions): RunRecord {
+  const started = o.startedAt ?? new Date();
+  const rec: RunRecord = {
+    schemaVersion: 1,
+    id: randomUUID(),
+    recordedAt: started.toISOString(),
+    dispatchId: randomUUID(),
+    sessionId: o.sessionId ?? 'session-1',
+    turnId: 'turn-1',
+    notes: [],
+    event: o.event ?? 'PreToolUse',
+    matcherInput: o.toolName === undefined ? 'Bash' : o.toolName,
+    hook: {
+      key: o.hookKey ?? '/etc/zerotwo/requirements.toml:pre_tool_use:0:0',
+      hash: `sha256:${'cd'.repeat(32)}`,
+      layer: 'managed',
+      sourceFile: '/etc/zerotwo/requirements.toml',
+      plugin: null,
+      matcher: null,
+      managed: o.managed ?? true,
+      trust: 'managed',
+      timeoutSec: 600,
+    },
+    status: o.status ?? 'ran',
+    skipReason: o.skipReason ?? null,
+    startedAt: started.toISOString(),
+    durationMs: 12,
+    exitCode: 0,
+    signal: null,
+    timedOut: o.status === 'timed_out',
+    verdict: 'json',
+    error: null,
+    decision: o.decision ?? null,
+    effect: 'none',
+    reason: null,
+    stdout: { bytes: 2, truncated: false, sha256: 'a'.repeat(64), excerpt: o.stdout ?? 'ok' },
+    stderr: null,
+    spillPath: null,
+    policy: { revision: o.policyRevision ?? '1', digest: `sha256:${'ab'.repeat(32)}` },
+    seq: o.seq,
+    prevHash: o.prevHash ?? null,
+  };
+  if (o.gap) rec.gap = o.gap;
+  return rec;
+}
+
+// Builds a hash-chained sequence of records as canonical NDJSON lines, exactly as hook-core's spool writes them.
+export function chainedLines(
+  count: number,
+  start = 1,
+  opts: Partial<RecordOptions> = {},
+  prev: string | null = null,
+): { lines: string[]; lastHash: string | null } {
+  const lines: string[] = [];
+  let prevHash = prev;
+  for (let i = 0; i < count; i++) {
+    const line = canonicalJson(runRecord({ ...opts, seq: start + i, prevHash }));
+    lines.push(line);
+    prevHash = sha256Hex(line);
+  }
+  return { lines, lastHash: prevHash };
+}
+
+// Starts the BullMQ worker (ingest + maintenance processors) in-process against the API's database and Redis.
+export async function startWorker(config: AppConfig): Promise<INestApplicationContext> {
+  const ctx = await NestFactory.createApplicationContext(AppModule.forRoot(config, [WorkerModule]), {
+    logger: ['error', 'warn'],
+  });
+  await ctx.init();
+  return ctx;
+}
+
+// Polls `check` until it returns a truthy value or the deadline passes.
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,82 @@
+// A dedicated redis-server child process owned by one test (stop/start it to simulate an outage; never the shared one).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface OwnedRedis {
+  port: number;
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+// Finds a free TCP port on 127.0.0.1.
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+// Resolves once the port accepts connections.
+async function waitForPort(port: number, up: boolean): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('connect', () => (s.destroy(), resolve(true)));
+      s.on('error', () => resolve(false));
+    });
+    if (open === up) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`redis on ${port} did not come ${up ? 'up' : 'down'}`);
+}
+
+// Creates (and starts) a redis-server with an append-only file, so a restart keeps queued jobs.
+export async function ownedRedis(): Promise<OwnedRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-redis-'));
+  let child: ChildProcess | null = null;
+  const self: OwnedRedis = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'always',
+          '--dir',
+          dir,
+        ],
+        { stdio: 'ignore' },
+      );
+      await waitForPort(port, true);
+    },
+    async stop() {
+      const c = child;
+      child = null;
+      if (!c || c.exitCode !== null) return;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await exited;
+      await waitForPort(port, false);
+    },
+  };
+  await self.start();
+  return self;
+}
