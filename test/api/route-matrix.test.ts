@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../apps/api/src/auth/principal';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
-import { type AppRoute, appRoutes, concretePath, openApiPath } from '../support/routes';
+import { type AppRoute, appRoutes, concretePath, openApiPath, rawRoutes } from '../support/routes';
 
 type Caller = 'anonymous' | 'admin' | 'auditor' | 'agent' | 'revoked' | 'expired';
 const CALLERS: Caller[] = ['anonymous', 'admin', 'auditor', 'agent', 'revoked', 'expired'];
@@ -15,7 +15,8 @@ const tokens: Partial<Record<Caller, string>> = {};
 
 beforeAll(async () => {
   api = await startTestApi({ AUTH_FAILURE_LIMIT: '1000000' });
-  routes = appRoutes(api.app);
+  const controllerRoutes = appRoutes(api.app);
+  routes = [...controllerRoutes, ...rawRoutes(api.app, controllerRoutes)];
   tokens.admin = api.adminToken;
   const auditor = await call(api.baseUrl, 'POST', '/v1/tokens', {
     token: api.adminToken,
@@ -72,6 +73,9 @@ describe('route × role matrix', () => {
         'POST /v1/policies/:id/versions',
         'GET /v1/policies/:id/versions/:a/diff/:b',
         'GET /v1/audit-log/verify',
+        'GET /v1/agent/bundle',
+        'POST /v1/agent/hook-runs',
+        'GET /v1/hook-runs',
       ]),
     );
     for (const r of routes)
@@ -129,7 +133,7 @@ describe('OpenAPI document', () => {
       if (route.rule?.kind !== 'public' && !(op.security ?? []).some((s: any) => 'bearer' in s)) {
         problems.push(`${route.method} ${route.path}: no bearer security`);
       }
-      if (['POST', 'PUT', 'PATCH'].includes(route.method) && !op.requestBody) {
+      if (route.takesBody && !op.requestBody) {
         problems.push(`${route.method} ${route.path}: no request body schema`);
       }
     }

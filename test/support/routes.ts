@@ -1,6 +1,9 @@
 // Derives every HTTP route of a running Nest app with its authorization rule (from controller metadata).
 import type { INestApplication } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { listRegisteredRoutes } from '../../apps/api/src/bootstrap';
 import { RequestMethod } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { AUTH_RULE, type AuthRule } from '../../apps/api/src/auth/auth.decorators';
@@ -12,6 +15,8 @@ export interface AppRoute {
   controller: string;
   handler: string;
   rule: AuthRule | undefined;
+  /** Whether the handler reads a request body (a `@Body()` parameter); raw routes: false. */
+  takesBody: boolean;
 }
 
 // Joins path segments the way Nest does.
@@ -43,6 +48,8 @@ export function appRoutes(app: INestApplication): AppRoute[] {
         const rule =
           (Reflect.getMetadata(AUTH_RULE, handler) as AuthRule | undefined) ??
           (Reflect.getMetadata(AUTH_RULE, metatype) as AuthRule | undefined);
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, metatype, name) ?? {}) as Record<string, unknown>;
+        const takesBody = Object.keys(args).some((k) => k.split(':')[0] === String(RouteParamtypes.BODY));
         for (const prefix of prefixes) {
           for (const p of [paths].flat()) {
             routes.push({
@@ -51,6 +58,7 @@ export function appRoutes(app: INestApplication): AppRoute[] {
               controller: metatype.name,
               handler: name,
               rule,
+              takesBody,
             });
           }
         }
@@ -58,6 +66,27 @@ export function appRoutes(app: INestApplication): AppRoute[] {
     }
   }
   return routes.sort((a, b) => (a.path + a.method).localeCompare(b.path + b.method));
+}
+
+/** Routes served by Fastify plugins rather than the app (API docs UI and assets). */
+const FRAMEWORK_ROUTE = /^\/docs(\/|-json$|-yaml$|$)/;
+
+// Routes registered directly on Fastify (not by a controller), with the rule they declare in `config.authRule`.
+export function rawRoutes(app: NestFastifyApplication, controllerRoutes: AppRoute[]): AppRoute[] {
+  const known = new Set(controllerRoutes.map((r) => `${r.method} ${r.path}`));
+  const out: AppRoute[] = [];
+  for (const r of listRegisteredRoutes(app)) {
+    if (r.method === 'HEAD' || FRAMEWORK_ROUTE.test(r.url) || known.has(`${r.method} ${r.url}`)) continue;
+    out.push({
+      method: r.method,
+      path: r.url,
+      controller: '(fastify)',
+      handler: r.url,
+      rule: r.config?.authRule,
+      takesBody: false,
+    });
+  }
+  return out;
 }
 
 // Fills route parameters with plausible values (uuids for ids, 1 otherwise).

@@ -7,10 +7,25 @@ import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
 import { AppModule } from './app.module';
+import type { AuthRule } from './auth/auth.decorators';
 import type { AppConfig } from './config/config.schema';
 import { TokensService } from './tokens/tokens.service';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A route as Fastify registered it; raw (non-controller) routes declare their auth rule in `config.authRule`. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  config?: { authRule?: AuthRule };
+}
+
+const registeredRoutes = new WeakMap<object, RegisteredRoute[]>();
+
+// Every HTTP route the app registered on Fastify (controller routes, raw routes, docs), for route audits.
+export function listRegisteredRoutes(app: NestFastifyApplication): RegisteredRoute[] {
+  return registeredRoutes.get(app) ?? [];
+}
 
 export interface CreateAppOptions {
   /** Buffer logs until the pino logger is attached (default true). */
@@ -35,6 +50,13 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  const registered: RegisteredRoute[] = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      registered.push({ method: String(method), url: route.url, config: route.config });
+    }
+  });
+  registeredRoutes.set(app, registered);
   fastify.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', request.id);
     return payload;

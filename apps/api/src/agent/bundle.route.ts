@@ -3,6 +3,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthRule } from '../auth/auth.decorators';
 import { AuthService } from '../auth/auth.service';
 import type { ErrorCode } from '../common/api-error';
 import { bundleFor, type ServedBundle } from '../releases/rollout';
@@ -35,7 +36,12 @@ export class BundleRoute implements OnModuleInit {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return;
     const fastify = adapter.getInstance<FastifyInstance>();
-    fastify.route({ method: 'GET', url: BUNDLE_PATH, handler: (req, reply) => this.handle(req, reply) });
+    fastify.route({
+      method: 'GET',
+      url: BUNDLE_PATH,
+      config: { authRule: { kind: 'agent' } satisfies AuthRule },
+      handler: (req, reply) => this.handle(req, reply),
+    });
     // Not awaited: the subscription completes when Redis answers (ioredis queues it meanwhile).
     this.cache.start().catch((err: unknown) => this.logger.warn({ err }, 'could not subscribe to bundle events yet'));
   }

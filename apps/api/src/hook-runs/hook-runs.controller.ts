@@ -34,7 +34,13 @@ export class HookRunsController {
   @ReadRoles()
   @Get('hook-runs/export')
   @ApiProduces('application/x-ndjson', 'text/csv')
-  @ApiOkResponse({ description: 'The filtered runs, oldest first, streamed (NDJSON: full records; CSV: columns).' })
+  @ApiOkResponse({
+    description: 'The filtered runs, oldest first, streamed (NDJSON: full records; CSV: columns).',
+    content: {
+      'application/x-ndjson': { schema: { type: 'string', description: 'One run record (JSON) per line' } },
+      'text/csv': { schema: { type: 'string', description: 'Header row, then one run per row' } },
+    },
+  })
   async export(@Query() q: ExportQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
     const stream = await this.runs.export(q, q.format);
     const type = q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson';

@@ -1,6 +1,6 @@
 // Admin routes: releases of a group and their staged rollout.
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiBody } from '@nestjs/swagger';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
@@ -59,6 +59,7 @@ export class ReleasesController {
   @Post('releases/:id/pause')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
+  @ApiBody({ type: ReleaseActionDto, required: false })
   pause(
     @Param('id', new ParseUUIDPipe()) id: string,
     @Body() body: ReleaseActionDto | undefined,
