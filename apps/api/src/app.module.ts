@@ -53,10 +53,12 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({
-          // Probes are polled constantly: don't log each one.
+          // Probes and the agents' bundle long poll are requested constantly: no per-request log middleware there
+          // (the bundle route logs its own failures).
           exclude: [
             { method: RequestMethod.GET, path: 'healthz' },
             { method: RequestMethod.GET, path: 'readyz' },
+            { method: RequestMethod.GET, path: 'v1/agent/bundle' },
           ],
           pinoHttp: {
             level: config.LOG_LEVEL,

@@ -57,9 +57,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     }
   });
   registeredRoutes.set(app, registered);
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  // Synchronous hook (no promise per request): every response names its request id.
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    return payload;
+    done();
   });
   const document = SwaggerModule.createDocument(
     app,
