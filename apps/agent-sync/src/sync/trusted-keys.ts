@@ -1,17 +1,8 @@
 // Key rotation on the agent: new signing keys are accepted only from a key list signed by a key already trusted.
 import { createPublicKey, verify } from 'node:crypto';
+import { canonicalJson } from '@hookwarden/hook-core';
 import type { ApiClient } from '../client/api-client';
 import type { TrustedKey } from '../bundle/verify';
-
-// Canonical JSON (sorted keys, compact), identical to the server's.
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 // Fetches the server's key list; returns it when a trusted key signed it, else null.
 export async function fetchTrustedKeys(client: ApiClient, trusted: TrustedKey[]): Promise<TrustedKey[] | null> {

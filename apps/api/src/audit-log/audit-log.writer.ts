@@ -1,5 +1,6 @@
 // Appends hash-chained admin audit entries inside the caller's transaction (one entry per change).
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@hookwarden/hook-core';
 import { Prisma } from '@prisma/client';
 
 /** The hash the first entry of the chain links to. */
@@ -38,16 +39,6 @@ export interface AuditHashInput {
   requestId: string | null;
   clientIp: string | null;
   prevHash: string;
-}
-
-// Canonical JSON (sorted keys, compact) so the hash does not depend on key order.
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
 // The hash of one entry's content, including the previous entry's hash (the chain link).

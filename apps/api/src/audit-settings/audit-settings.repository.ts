@@ -1,7 +1,8 @@
 // Stores per-group capture settings; every change is audited in the same transaction.
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { appendAudit, type AuditContext, canonicalJson } from '../audit-log/audit-log.writer';
+import { canonicalJson } from '@hookwarden/hook-core';
+import { appendAudit, type AuditContext } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
 import type { AuditSettings } from './audit-settings.dto';
 

@@ -1,6 +1,6 @@
 // The signed bundle manifest: what a group's endpoints must hold on disk, serialized canonically.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../audit-log/audit-log.writer';
+import { canonicalJson } from '@hookwarden/hook-core';
 
 export interface ManifestFile {
   path: string;

@@ -1,7 +1,7 @@
 // Ed25519 bundle signing: the private key from HOOKWARDEN_SIGNING_KEY, or generated once and stored.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { canonicalJson } from '../audit-log/audit-log.writer';
+import { canonicalJson } from '@hookwarden/hook-core';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { SigningRepository } from './signing.repository';
