@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { type Stats, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fsyncDir } from '../state/atomic-file';
+import { fsyncDir, writeSynced } from '../state/atomic-file';
 
-export { fsyncDir };
+export { fsyncDir, writeSynced };
 
 // lstat, or null when the path does not exist.
 export async function lstatOrNull(p: string): Promise<Stats | null> {
@@ -23,18 +23,6 @@ export async function readlinkOrNull(p: string): Promise<string | null> {
     return await fs.readlink(p);
   } catch {
     return null;
-  }
-}
-
-// Creates a file exclusively with the mode, writes it and flushes it to disk.
-export async function writeSynced(file: string, data: Uint8Array, mode: number): Promise<void> {
-  const handle = await fs.open(file, 'wx', mode);
-  try {
-    await handle.writeFile(data);
-    await handle.chmod(mode);
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

@@ -8,14 +8,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(tmp, 'wx', mode);
-  try {
-    await handle.writeFile(data);
-    await handle.chmod(mode);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeSynced(tmp, data, mode);
   try {
     await fs.rename(tmp, file);
   } catch (err) {
@@ -23,6 +16,18 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     throw err;
   }
   await fsyncDir(dir);
+}
+
+// Creates a file exclusively with the mode, writes it and flushes it to disk.
+export async function writeSynced(file: string, data: string | Uint8Array, mode: number): Promise<void> {
+  const handle = await fs.open(file, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.chmod(mode);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 // Flushes a directory entry (rename durability); ignored where directories cannot be opened (Windows).

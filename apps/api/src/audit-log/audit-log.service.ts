@@ -115,23 +115,9 @@ export class AuditLogService {
           );
         }
         if (e.prevHash !== prevHash) return broken(`prevHash does not match the hash of entry ${prevSeq}`);
-        const expected = auditEntryHash({
-          seq: e.seq.toString(),
-          id: e.id,
-          at: e.at.toISOString(),
-          actorId: e.actorId,
-          actorName: e.actorName,
-          role: e.role,
-          action: e.action,
-          targetType: e.targetType,
-          targetId: e.targetId,
-          beforeDigest: e.beforeDigest,
-          afterDigest: e.afterDigest,
-          details: e.details,
-          requestId: e.requestId,
-          clientIp: e.clientIp,
-          prevHash: e.prevHash,
-        });
+        // The entry's content is exactly its public view without the hash.
+        const { hash: _hash, ...content } = toAuditView(e);
+        const expected = auditEntryHash(content);
         if (expected !== e.hash) return broken('content does not match its hash (the entry was altered)');
         checked++;
         prevSeq = e.seq;
