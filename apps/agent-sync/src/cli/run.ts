@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { log } from '../log';
 import { Syncer } from '../sync/syncer';
 import { createUploader } from './hooks-command';
-import { defaultStateDir } from './options';
+import { withLocationOptions } from './options';
 import type { SpoolUploader } from '../spool/uploader';
 
 interface RunOptions {
@@ -24,11 +24,11 @@ function int(name: string, value: string, max: number): number {
 
 // Adds the run command.
 export function registerRunCommand(program: Command): void {
-  program
-    .command('run')
-    .description('long-poll the signed bundle, apply it atomically, repair drift and report status')
-    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
-    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/')
+  withLocationOptions(
+    program
+      .command('run')
+      .description('long-poll the signed bundle, apply it atomically, repair drift and report status'),
+  )
     .option('--once', 'fetch and apply once, report, and exit (exit 3 when the bundle is refused)')
     .option('--poll-wait <sec>', 'long-poll wait asked of the server (max 60)', '30')
     .option('--drift-interval <sec>', 'seconds between on-disk drift checks', '300')

@@ -3,15 +3,13 @@ import type { Command } from 'commander';
 import { Layer } from '../materialize/layer';
 import { readAgentState } from '../state/agent-state';
 import { readCredentials } from '../state/credentials';
-import { defaultStateDir } from './options';
+import { withLocationOptions } from './options';
 
 // Adds the status command.
 export function registerStatusCommand(program: Command): void {
-  program
-    .command('status')
-    .description('show the applied policy version, revision, last check-in and drift')
-    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
-    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/')
+  withLocationOptions(
+    program.command('status').description('show the applied policy version, revision, last check-in and drift'),
+  )
     .option('--json', 'print JSON')
     .action(async (opts: { stateDir: string; root: string; json?: boolean }) => {
       const creds = await readCredentials(opts.stateDir);

@@ -94,32 +94,28 @@ export class BundleCacheService implements OnModuleDestroy {
     let set = this.waiters.get(groupId);
     if (!set) this.waiters.set(groupId, (set = new Set()));
     let done = false;
-    const entry: Waiter = {
-      endpointId: waiter.endpointId,
-      ifNoneMatch: waiter.ifNoneMatch,
-      finish: (bundle) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.held--;
-        const s = this.waiters.get(groupId);
-        s?.delete(entry);
-        if (s && s.size === 0) this.waiters.delete(groupId);
-        waiter.finish(bundle);
-      },
-    };
-    const timer = setTimeout(() => entry.finish(undefined), waitMs);
-    set.add(entry);
-    this.held++;
-    return () => {
-      if (done) return;
+    // Removes this waiter exactly once (answered, timed out or cancelled); false when it was already gone.
+    const release = (): boolean => {
+      if (done) return false;
       done = true;
       clearTimeout(timer);
       this.held--;
       const s = this.waiters.get(groupId);
       s?.delete(entry);
       if (s && s.size === 0) this.waiters.delete(groupId);
+      return true;
     };
+    const entry: Waiter = {
+      endpointId: waiter.endpointId,
+      ifNoneMatch: waiter.ifNoneMatch,
+      finish: (bundle) => {
+        if (release()) waiter.finish(bundle);
+      },
+    };
+    const timer = setTimeout(() => entry.finish(undefined), waitMs);
+    set.add(entry);
+    this.held++;
+    return () => void release();
   }
 
   // An endpoint was revoked (on any instance): forget cached credentials and end its held requests with 401.
