@@ -71,7 +71,8 @@ export function appRoutes(app: INestApplication): AppRoute[] {
 /** Routes served by Fastify plugins rather than the app (API docs UI and assets). */
 const FRAMEWORK_ROUTE = /^\/docs(\/|-json$|-yaml$|$)/;
 
-// Routes registered directly on Fastify (not by a controller), with the rule they declare in `config.authRule`.
+// Routes registered directly on Fastify or served by the raw router in front of it (not by a controller), with the
+// rule they declare in `config.authRule`.
 export function rawRoutes(app: NestFastifyApplication, controllerRoutes: AppRoute[]): AppRoute[] {
   const known = new Set(controllerRoutes.map((r) => `${r.method} ${r.path}`));
   const out: AppRoute[] = [];
@@ -80,7 +81,7 @@ export function rawRoutes(app: NestFastifyApplication, controllerRoutes: AppRout
     out.push({
       method: r.method,
       path: r.url,
-      controller: '(fastify)',
+      controller: r.raw ? '(raw)' : '(fastify)',
       handler: r.url,
       rule: r.config?.authRule,
       takesBody: false,

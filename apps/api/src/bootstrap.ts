@@ -1,28 +1,29 @@
 // Creates the HTTP application (used by main.ts and by tests that need a real server).
-import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
+import { BundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
+import { RawRouter, requestIdOf } from './common/raw-router';
 import type { AppConfig } from './config/config.schema';
 import { TokensService } from './tokens/tokens.service';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** A route as Fastify registered it; raw (non-controller) routes declare their auth rule in `config.authRule`. */
+/** A route as the app registered it; raw (non-controller) routes declare their auth rule in `config.authRule`. */
 export interface RegisteredRoute {
   method: string;
   url: string;
   config?: { authRule?: AuthRule };
+  /** Served by the raw router in front of Fastify (not a Fastify route). */
+  raw?: boolean;
 }
 
 const registeredRoutes = new WeakMap<object, RegisteredRoute[]>();
 
-// Every HTTP route the app registered on Fastify (controller routes, raw routes, docs), for route audits.
+// Every HTTP route the app serves (controller routes, raw routes in front of Fastify, docs), for route audits.
 export function listRegisteredRoutes(app: NestFastifyApplication): RegisteredRoute[] {
   return registeredRoutes.get(app) ?? [];
 }
@@ -34,15 +35,14 @@ export interface CreateAppOptions {
 
 // Builds the Nest application on Fastify with docs, error shape and shutdown hooks; does not listen.
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const raw = new RawRouter();
   const adapter = new FastifyAdapter({
     bodyLimit: 32 * 1024 * 1024,
     trustProxy: true,
-    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req.headers),
     return503OnClosing: true,
     forceCloseConnections: true,
+    serverFactory: raw.serverFactory(),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: options.bufferLogs ?? true,
@@ -57,6 +57,18 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     }
   });
   registeredRoutes.set(app, registered);
+  // The agents' bundle route is served in front of Fastify (see bundle.route.ts).
+  const bundle = app.get(BundleRoute);
+  raw.add(bundle);
+  bundle.start();
+  for (const r of raw.list()) {
+    for (const method of r.methods)
+      registered.push({ method, url: r.path, config: { authRule: r.authRule }, raw: true });
+  }
+  fastify.addHook('preClose', (done) => {
+    raw.closing = true;
+    done();
+  });
   // Synchronous hook (no promise per request): every response names its request id.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

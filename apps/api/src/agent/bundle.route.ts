@@ -1,11 +1,12 @@
-// GET /v1/agent/bundle on the Fastify instance directly (the hot path: Nest's pipeline costs ~2× here).
+// GET /v1/agent/bundle, served by a plain Node handler in front of Fastify (the hot path: every agent revalidates or
+// holds a long poll here; Fastify + Nest per-request work cost more than half its throughput and memory).
 // Same authentication (AuthService), same error shape, documented in OpenAPI by bundle.openapi.ts.
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type http from 'node:http';
+import { Injectable, Logger } from '@nestjs/common';
 import type { AuthRule } from '../auth/auth.decorators';
 import { AuthService } from '../auth/auth.service';
 import type { ErrorCode } from '../common/api-error';
+import { type RawRoute, sendRawError } from '../common/raw-router';
 import { bundleFor, type ServedBundle } from '../releases/rollout';
 import { BUNDLE_PATH } from './bundle.openapi';
 import { BundleCacheService, unchanged } from './bundle-cache.service';
@@ -21,76 +22,81 @@ export function preferWait(header: string | string[] | undefined): number {
   return m ? Math.min(Number(m[1]), MAX_WAIT_SEC) : 0;
 }
 
+const UNAUTHORIZED = { 'www-authenticate': 'Bearer' };
+
 @Injectable()
-export class BundleRoute implements OnModuleInit {
+export class BundleRoute implements RawRoute {
   private readonly logger = new Logger('BundleRoute');
+  readonly methods = ['GET', 'HEAD'] as const;
+  readonly path = BUNDLE_PATH;
+  readonly authRule: AuthRule = { kind: 'agent' };
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthService,
     private readonly cache: BundleCacheService,
   ) {}
 
-  // Registers the route when this process serves HTTP (the worker has no HTTP adapter).
-  onModuleInit(): void {
-    const adapter = this.adapterHost?.httpAdapter;
-    if (!adapter) return;
-    const fastify = adapter.getInstance<FastifyInstance>();
-    fastify.route({
-      method: 'GET',
-      url: BUNDLE_PATH,
-      config: { authRule: { kind: 'agent' } satisfies AuthRule },
-      handler: (req, reply) => this.handle(req, reply),
-    });
+  // Subscribes to bundle events; called once by the HTTP application when it mounts this route.
+  start(): void {
     // Not awaited: the subscription completes when Redis answers (ioredis queues it meanwhile).
     this.cache.start().catch((err: unknown) => this.logger.warn({ err }, 'could not subscribe to bundle events yet'));
   }
 
   // Sends the one error shape.
   private fail(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    res: http.ServerResponse,
+    requestId: string,
     status: number,
     code: ErrorCode,
     message: string,
     headers: Record<string, string> = {},
-  ): FastifyReply {
-    return reply
-      .code(status)
-      .headers({ ...headers, 'content-type': 'application/json; charset=utf-8' })
-      .send(JSON.stringify({ error: { code, message, requestId: String(req.id) } }));
+  ): void {
+    sendRawError(res, status, code, message, requestId, headers);
   }
 
   // Sends a bundle (200), its ETag (304) or nothing (204).
-  private answer(reply: FastifyReply, bundle: ServedBundle | null, changed: boolean, waited: number): FastifyReply {
-    if (waited > 0) void reply.header('preference-applied', `wait=${waited}`);
-    void reply.header('cache-control', 'no-cache');
-    if (!bundle) return reply.code(204).send();
-    void reply.header('etag', bundle.etag);
-    if (!changed) return reply.code(304).send();
-    return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(bundle.body);
+  private answer(
+    res: http.ServerResponse,
+    requestId: string,
+    bundle: ServedBundle | null,
+    changed: boolean,
+    waited: number,
+  ): void {
+    if (res.headersSent || res.destroyed) return;
+    const headers: http.OutgoingHttpHeaders = { 'x-request-id': requestId, 'cache-control': 'no-cache' };
+    if (waited > 0) headers['preference-applied'] = `wait=${waited}`;
+    if (!bundle) {
+      res.writeHead(204, headers).end();
+      return;
+    }
+    headers.etag = bundle.etag;
+    if (!changed) {
+      res.writeHead(304, headers).end();
+      return;
+    }
+    headers['content-type'] = 'application/json; charset=utf-8';
+    headers['content-length'] = Buffer.byteLength(bundle.body);
+    res.writeHead(200, headers).end(bundle.body);
   }
 
   // The handler: authenticate, resolve from the cache, answer or hold.
-  private async handle(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
     const header = req.headers.authorization;
     const secret = header && header.length > 7 && header.startsWith('Bearer ') ? header.slice(7).trim() : '';
     let principal;
     try {
       principal = secret ? await this.auth.authenticate(secret) : null;
     } catch (err) {
-      this.logger.warn({ err }, 'credential lookup failed');
-      return this.fail(req, reply, 503, 'unavailable', 'Credential check unavailable; retry later', {
+      this.logger.warn({ err, requestId }, 'credential lookup failed');
+      return this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
         'retry-after': '5',
       });
     }
-    if (!principal) {
-      return this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
-        'www-authenticate': 'Bearer',
-      });
+    if (!principal)
+      return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
+    if (principal.kind !== 'agent') {
+      return this.fail(res, requestId, 403, 'forbidden', 'This route is for endpoint agents only');
     }
-    if (principal.kind !== 'agent')
-      return this.fail(req, reply, 403, 'forbidden', 'This route is for endpoint agents only');
     const { groupId, endpointId } = principal;
     const inm = req.headers['if-none-match'];
     const wait = preferWait(req.headers.prefer);
@@ -100,18 +106,18 @@ export class BundleRoute implements OnModuleInit {
       try {
         state = await this.cache.state(groupId);
       } catch (err) {
-        this.logger.warn({ err, groupId }, 'bundle state unavailable');
-        return this.fail(req, reply, 503, 'unavailable', 'Bundle state unavailable; retry later', {
+        this.logger.warn({ err, groupId, requestId }, 'bundle state unavailable');
+        return this.fail(res, requestId, 503, 'unavailable', 'Bundle state unavailable; retry later', {
           'retry-after': '5',
         });
       }
       const bundle = bundleFor(state, endpointId);
-      if (!unchanged(bundle, inm)) return this.answer(reply, bundle, true, 0);
-      if (wait === 0) return this.answer(reply, bundle, false, 0);
+      if (!unchanged(bundle, inm)) return this.answer(res, requestId, bundle, true, 0);
+      if (wait === 0) return this.answer(res, requestId, bundle, false, 0);
       if (gen !== this.cache.gen(groupId)) continue; // changed while loading: evaluate again before holding
       if (this.cache.full) {
         const retry = String(5 + Math.floor(Math.random() * 10));
-        return this.fail(req, reply, 503, 'unavailable', 'Too many held requests on this instance', {
+        return this.fail(res, requestId, 503, 'unavailable', 'Too many held requests on this instance', {
           'retry-after': retry,
         });
       }
@@ -121,20 +127,17 @@ export class BundleRoute implements OnModuleInit {
           endpointId,
           ifNoneMatch: inm,
           finish: (next) => {
-            if (reply.sent || reply.raw.destroyed) return;
-            if (next === undefined) return void this.answer(reply, bundle, false, wait);
+            if (next === undefined) return this.answer(res, requestId, bundle, false, wait);
             if (next === 'revoked') {
-              return void this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
-                'www-authenticate': 'Bearer',
-              });
+              return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
             }
-            void this.answer(reply, next, true, wait);
+            this.answer(res, requestId, next, true, wait);
           },
         },
         wait * 1000,
       );
-      reply.raw.on('close', cancel);
-      return reply;
+      res.on('close', cancel);
+      return;
     }
   }
 }
