@@ -95,6 +95,14 @@ describe('POST /v1/agent/hook-runs', () => {
       return Number((r.rows[0] as { n: string }).n) === 10;
     });
     expect(await countRows(ep.id)).toBe(10);
+    // The hourly counts follow the rows actually inserted: re-sent records are not counted again.
+    const sums = await db.query<{ rollup: number; runs: number }>(
+      `SELECT (SELECT coalesce(sum(n), 0) FROM hook_run_hourly WHERE group_id = $1)::int AS rollup,
+              (SELECT count(*) FROM hook_runs WHERE group_id = $1)::int AS runs`,
+      [ep.groupId],
+    );
+    expect(sums.rows[0]!.runs).toBeGreaterThanOrEqual(10);
+    expect(sums.rows[0]!.rollup).toBe(sums.rows[0]!.runs);
   });
 
   it('rejects an invalid record with 400 naming the line and the field, storing nothing', async () => {

@@ -49,10 +49,21 @@ it('drops partitions older than the retention and audits each drop', async () =>
      VALUES (gen_random_uuid(), '2026-11-05T00:00:00Z', $1, $2, 1, 'h', 'Stop', 'k', 'ran', '{}')`,
     [ep!.id, ep!.groupId],
   );
+  // Hourly counts of the expiring month and of the next one.
+  await db.query(
+    `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n)
+     VALUES ('2026-11-05T00:00:00Z', $1, 'Stop', '', 'ran', 1), ('2026-12-01T00:00:00Z', $1, 'Stop', '', 'ran', 4)`,
+    [ep!.groupId],
+  );
   const dropped = await service.applyRetention(new Date('2027-03-15T00:00:00Z')); // cutoff 2026-12-15
   expect(dropped).toEqual(['hook_runs_p202611']);
   expect(await partitions()).not.toContain('hook_runs_p202611');
   expect(await partitions()).toContain('hook_runs_p202612');
+  const left = await db.query<{ hour: Date; n: number }>(
+    'SELECT hour, n::int AS n FROM hook_run_hourly WHERE group_id = $1',
+    [ep!.groupId],
+  );
+  expect(left.rows).toEqual([{ hour: new Date('2026-12-01T00:00:00Z'), n: 4 }]);
   const audit = await db.query<{ action: string; target_id: string; details: { rows: number; retentionDays: number } }>(
     `SELECT action, target_id, details FROM audit_log WHERE action = 'hook_runs.partition.drop'`,
   );
@@ -62,4 +73,39 @@ it('drops partitions older than the retention and audits each drop', async () =>
       details: expect.objectContaining({ rows: 1, retentionDays: 90 }),
     }),
   ]);
+});
+
+it('merges the hourly counts appended for one key and hour into one row, keeping every sum', async () => {
+  const service = worker.get(MaintenanceService);
+  const [ep] = await createEndpoints(api.db.url, 1);
+  const g = ep!.groupId;
+  // Three ingest batches' worth of rows in one closed hour, two in another, one in the still-open hour.
+  await db.query(
+    `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n) VALUES
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', 2),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', 3),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', '', 'failed', 1),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', '', 'failed', 1),
+       ('2027-01-10T10:00:00Z', $1, 'Stop', '', 'ran', 5),
+       ('2027-01-10T11:00:00Z', $1, 'Stop', '', 'ran', 7),
+       ('2027-01-10T11:00:00Z', $1, 'Stop', '', 'ran', 1)`,
+    [g],
+  );
+  const rows = async () =>
+    (
+      await db.query<{ hour: string; decision: string; status: string; n: number }>(
+        `SELECT to_char(hour AT TIME ZONE 'UTC', 'HH24') AS hour, decision, status, n::int AS n
+           FROM hook_run_hourly WHERE group_id = $1 ORDER BY 1, 2, 3, 4`,
+        [g],
+      )
+    ).rows;
+  expect(await service.compactHourlyCounts(new Date('2027-01-10T11:30:00Z'))).toBe(2);
+  expect(await rows()).toEqual([
+    { hour: '09', decision: '', status: 'failed', n: 2 },
+    { hour: '09', decision: 'deny', status: 'ran', n: 5 },
+    { hour: '10', decision: '', status: 'ran', n: 5 },
+    { hour: '11', decision: '', status: 'ran', n: 1 },
+    { hour: '11', decision: '', status: 'ran', n: 7 },
+  ]);
+  expect(await service.compactHourlyCounts(new Date('2027-01-10T11:30:00Z'))).toBe(0);
 });

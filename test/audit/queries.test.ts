@@ -1,7 +1,9 @@
 // Auditor API over hook runs: filters, keyset pagination, one record, stats, top, export, roles.
-import type { RunRecord } from '@hookwarden/hook-core';
+import { canonicalJson, type RunRecord } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
+import { columnsOf, recordHashOf } from '../../apps/api/src/ingest/run-record';
 import { startTestApi, type TestApi } from '../support/api';
 import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
 import { call } from '../support/http';
@@ -10,38 +12,23 @@ let api: TestApi;
 let db: pg.Pool;
 let auditor: string;
 let eps: TestEndpoint[];
+/** Every stored record with its group, for expected counts. */
+const stored: Array<{ groupId: string; rec: RunRecord }> = [];
 const base = Date.parse('2026-11-20T12:00:00.000Z');
 
-// Inserts records directly (the ingest path has its own tests).
+// Stores records through the ingest repository (the worker's bulk insert: rows, chain and hourly counts).
 async function insert(ep: TestEndpoint, records: RunRecord[]): Promise<void> {
-  for (const r of records) {
-    await db.query(
-      `INSERT INTO hook_runs (id, started_at, endpoint_id, group_id, seq, prev_hash, record_hash, event, tool_name,
-         hook_key, hook_hash, managed, status, skip_reason, decision, policy_revision, policy_digest, session_id,
-         turn_id, duration_ms, exit_code, timed_out, record)
-       VALUES ($1,$2,$3,$4,$5,NULL,'h',$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,'t',5,0,$17,$18)`,
-      [
-        r.id,
-        r.startedAt,
-        ep.id,
-        ep.groupId,
-        r.seq,
-        r.event,
-        r.matcherInput,
-        r.hook.key,
-        r.hook.hash,
-        r.hook.managed,
-        r.status,
-        r.skipReason,
-        r.decision,
-        r.policy.revision,
-        r.policy.digest,
-        r.sessionId,
-        r.timedOut,
-        JSON.stringify(r),
-      ],
-    );
-  }
+  for (const rec of records) stored.push({ groupId: ep.groupId, rec });
+  await api.app.get(IngestRepository).ingestBatch({
+    endpointId: ep.id,
+    groupId: ep.groupId,
+    receivedAt: new Date().toISOString(),
+    droppedTotal: null,
+    rows: records.map((r) => {
+      const line = canonicalJson(r);
+      return { c: columnsOf(r, recordHashOf(r, line)), r: line };
+    }),
+  });
 }
 
 beforeAll(async () => {
@@ -158,6 +145,41 @@ describe('aggregates', () => {
     expect((hour.body.buckets as Array<{ total: number }>).map((x) => x.total)).toEqual([30]);
     const all = await get(`/v1/hook-runs/stats?bucket=day&from=${from}&to=${to}`);
     expect((all.body.buckets as Array<{ total: number }>).map((x) => x.total)).toEqual([31, 1]);
+  });
+
+  it('answers the same from the hourly rollup as from the runs, for whole and partial hours and any filters', async () => {
+    const min = 60_000;
+    const at = (ms: number) => new Date(base + ms).toISOString();
+    const cases: Array<Record<string, string>> = [
+      { from: at(-60 * min), to: at(2 * 86_400_000) }, // whole hours only: the rollup
+      { from: at(7.5 * min), to: at(21.5 * min) }, // inside one hour: the runs
+      { from: at(-30 * min), to: at(86_400_000 + 10 * min) }, // whole hours plus partial ends
+      { from: at(10 * min) }, // open end
+      { to: at(20 * min) }, // open start
+      { from: at(-5 * min), groupId: eps[0]!.groupId, event: 'PreToolUse', decision: 'deny' },
+      { from: at(3 * min), to: at(3 * 3_600_000), status: 'failed,skipped' },
+      { from: at(-60 * min), toolName: 'Write' }, // a filter the rollup cannot answer
+    ];
+    for (const c of cases) {
+      const res = await get(`/v1/hook-runs/stats?bucket=hour&${new URLSearchParams(c).toString()}`);
+      expect(res.status).toBe(200);
+      const got: Record<string, number> = {};
+      for (const b of res.body.buckets as Array<{ start: string; total: number }>) got[b.start] = b.total;
+      const want: Record<string, number> = {};
+      for (const { groupId, rec } of stored) {
+        const t = Date.parse(rec.startedAt!);
+        if (c.from && t < Date.parse(c.from)) continue;
+        if (c.to && t >= Date.parse(c.to)) continue;
+        if (c.groupId && groupId !== c.groupId) continue;
+        if (c.event && rec.event !== c.event) continue;
+        if (c.decision && rec.decision !== c.decision) continue;
+        if (c.status && !c.status.split(',').includes(rec.status)) continue;
+        if (c.toolName && rec.matcherInput !== c.toolName) continue;
+        const hour = new Date(Math.floor(t / 3_600_000) * 3_600_000).toISOString();
+        want[hour] = (want[hour] ?? 0) + 1;
+      }
+      expect({ case: c, counts: got }).toEqual({ case: c, counts: want });
+    }
   });
 
   it('lists the top failing and blocking hooks', async () => {

@@ -5,7 +5,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { PrismaService } from '../prisma/prisma.service';
 import { PgPools } from '../database/pg-pools';
 import type { Finding, HookRunFilters } from './hook-runs.dto';
-import { type Keyset, RUN_COLUMNS, SqlParams, whereOf, whereSql } from './hook-runs.sql';
+import { type Keyset, RUN_COLUMNS, SqlParams, statsQuery, type StatsRow, whereOf, whereSql } from './hook-runs.sql';
 
 export interface HookRunRow {
   id: string;
@@ -86,22 +86,10 @@ export class HookRunsRepository {
     return stream;
   }
 
-  // Counts per time bucket by event, decision and status.
-  async stats(
-    filters: HookRunFilters,
-    bucket: 'hour' | 'day',
-  ): Promise<Array<{ b: Date; event: string; decision: string | null; status: string; n: number }>> {
-    const p = new SqlParams();
-    const where = whereSql(whereOf(filters, p));
-    const sql = `SELECT date_trunc('${bucket}', started_at, 'UTC') AS b, event, decision, status, count(*) AS n
-      FROM hook_runs ${where} GROUP BY 1, 2, 3, 4 ORDER BY 1`;
-    return (await this.pools.read.query(sql, p.values)).rows as Array<{
-      b: Date;
-      event: string;
-      decision: string | null;
-      status: string;
-      n: number;
-    }>;
+  // Counts per time bucket by event, decision and status (hourly rollup where it can answer; see statsQuery).
+  async stats(filters: HookRunFilters, bucket: 'hour' | 'day'): Promise<StatsRow[]> {
+    const q = statsQuery(filters, bucket);
+    return (await this.pools.read.query<StatsRow>(q.text, q.values)).rows;
   }
 
   // The hooks with the most failures (failed/timed out) or blocks (deny/block decisions).

@@ -1,5 +1,6 @@
 // SQL fragments for hook-run queries: WHERE clauses from filters (bound or inlined for COPY) and keyset cursors.
 import { ApiError } from '../common/api-error';
+import { bucketSql } from '../database/hourly-counts';
 import type { HookRunFilters } from './hook-runs.dto';
 
 /** Columns returned for one hook run. */
@@ -74,4 +75,69 @@ export function decodeCursor(cursor: string): Keyset {
     // fall through
   }
   throw new ApiError('bad_request', 'Invalid cursor (use nextCursor from a previous page)', { path: '$.cursor' });
+}
+
+/** One row of the stats aggregate. */
+export interface StatsRow {
+  b: Date;
+  event: string;
+  decision: string | null;
+  status: string;
+  n: number;
+}
+
+/** Filters the hourly rollup cannot answer (it keeps counts per group, event, decision and status only). */
+const RUN_ONLY_FILTERS = [
+  'endpointId',
+  'toolName',
+  'skipReason',
+  'hookKey',
+  'hookHash',
+  'managed',
+  'policyRevision',
+  'policyDigest',
+  'sessionId',
+] as const satisfies ReadonlyArray<keyof HookRunFilters>;
+
+// The whole hours of the range the rollup can answer (null: the filters need the runs themselves, or no whole hour).
+export function rollupHours(f: HookRunFilters): { from: Date | null; to: Date | null } | null {
+  if (RUN_ONLY_FILTERS.some((k) => f[k] !== undefined)) return null;
+  const hour = 3_600_000;
+  const from = f.from ? new Date(Math.ceil(Date.parse(f.from) / hour) * hour) : null;
+  const to = f.to ? new Date(Math.floor(Date.parse(f.to) / hour) * hour) : null;
+  if (from && to && from.getTime() >= to.getTime()) return null;
+  return { from, to };
+}
+
+// The stats aggregate's SQL: the hourly rollup answers the whole hours of the range when the filters allow (group,
+// event, decision, status); the runs themselves answer the partial hours at either end, and every other filter set.
+export function statsQuery(filters: HookRunFilters, bucket: 'hour' | 'day'): { text: string; values: unknown[] } {
+  const p = new SqlParams();
+  const raw = (f: HookRunFilters): string =>
+    `SELECT ${bucketSql('started_at', bucket)} AS b, event, decision, status, count(*) AS n
+      FROM hook_runs ${whereSql(whereOf(f, p))} GROUP BY 1, 2, 3, 4`;
+  const hours = rollupHours(filters);
+  if (!hours) return { text: `${raw(filters)} ORDER BY 1, 2, 3, 4`, values: p.values };
+  const w: string[] = [];
+  if (filters.groupId) w.push(`group_id = ${p.bind(filters.groupId, 'uuid')}`);
+  if (filters.event) w.push(`event = ANY(${p.bind(filters.event)})`);
+  if (filters.decision) w.push(`decision = ANY(${p.bind(filters.decision)})`);
+  if (filters.status) w.push(`status = ANY(${p.bind(filters.status)})`);
+  if (hours.from) w.push(`hour >= ${p.bind(hours.from.toISOString(), 'timestamptz')}`);
+  if (hours.to) w.push(`hour < ${p.bind(hours.to.toISOString(), 'timestamptz')}`);
+  const parts = [
+    `SELECT ${bucketSql('hour', bucket)} AS b, event, nullif(decision, '') AS decision, status, sum(n)::int8 AS n
+      FROM hook_run_hourly ${whereSql(w)} GROUP BY 1, 2, 3, 4`,
+  ];
+  if (hours.from && filters.from && hours.from.getTime() > Date.parse(filters.from)) {
+    parts.push(raw({ ...filters, to: hours.from.toISOString() }));
+  }
+  if (hours.to && filters.to && hours.to.getTime() < Date.parse(filters.to)) {
+    parts.push(raw({ ...filters, from: hours.to.toISOString() }));
+  }
+  const text =
+    parts.length === 1
+      ? parts[0]!
+      : `SELECT b, event, decision, status, sum(n)::int8 AS n FROM (${parts.join(' UNION ALL ')}) x GROUP BY 1, 2, 3, 4`;
+  return { text: `${text} ORDER BY 1, 2, 3, 4`, values: p.values };
 }

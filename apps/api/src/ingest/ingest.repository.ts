@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { PgPools } from '../database/pg-pools';
+import { HOUR_SQL } from '../database/hourly-counts';
 import { ensurePartition, monthStart } from '../database/partitions';
 import type { IngestJobData } from './ingest.job';
 
@@ -50,11 +51,20 @@ const COLUMNS: Array<[string, string, (row: IngestJobData['rows'][number]) => un
   ['record', 'text', (r) => r.r],
 ];
 
-const INSERT_SQL = `INSERT INTO hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')})
+// The batch's rows (duplicates skipped) and, in the same statement, the hourly counts of the rows actually inserted
+// (appended, in a stable order; see the hook_run_hourly migration).
+const INSERT_SQL = `WITH ins AS (
+  INSERT INTO hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')})
   SELECT $1::uuid, $2::uuid, $3::timestamptz, ${COLUMNS.map(([n]) => (n === 'record' ? 'u.record::jsonb' : `u.${n}`)).join(', ')}
   FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 4}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
   ON CONFLICT DO NOTHING
-  RETURNING seq`;
+  RETURNING seq, started_at, event, decision, status
+), counts AS (
+  INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n)
+  SELECT ${HOUR_SQL('started_at')}, $2::uuid, event, coalesce(decision, ''), status, count(*)
+  FROM ins GROUP BY 1, 3, 4, 5
+)
+SELECT seq FROM ins`;
 
 export interface IngestResult {
   inserted: number;

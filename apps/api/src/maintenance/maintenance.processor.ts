@@ -20,7 +20,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
   // Upserts the repeatable schedules (idempotent across worker restarts and instances).
   async onApplicationBootstrap(): Promise<void> {
     const every = this.config.HOOK_RUN_MAINTENANCE_INTERVAL_SEC * 1000;
-    for (const name of [JOBS.ensurePartitions, JOBS.retention, JOBS.reconcileChains]) {
+    for (const name of [JOBS.ensurePartitions, JOBS.retention, JOBS.reconcileChains, JOBS.compactHourly]) {
       await this.queue.upsertJobScheduler(
         name,
         { every },
@@ -38,6 +38,8 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
         return { dropped: await this.maintenance.applyRetention() };
       case JOBS.reconcileChains:
         return { findings: await this.maintenance.reconcileChains() };
+      case JOBS.compactHourly:
+        return { merged: await this.maintenance.compactHourlyCounts() };
       default:
         throw new Error(`unknown maintenance job ${job.name}`);
     }

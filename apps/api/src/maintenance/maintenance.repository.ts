@@ -1,4 +1,5 @@
-// Partition DDL for hook_runs: create months ahead, drop months past retention (each drop audited).
+// Partition DDL for hook_runs: create months ahead, drop months past retention (each drop audited, its hourly
+// counts removed with it); compaction of the hourly rollup.
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../prisma/prisma.service';
 import { appendAudit } from '../audit-log/audit-log.writer';
@@ -33,6 +34,7 @@ export class MaintenanceRepository {
       await this.prisma.$transaction(async (tx) => {
         const rows = await tx.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM "${name}"`);
         await tx.$executeRawUnsafe(`DROP TABLE IF EXISTS "${name}"`);
+        await tx.$executeRaw`DELETE FROM hook_run_hourly WHERE hour >= ${start} AND hour < ${end}`;
         await appendAudit(tx, SYSTEM_ACTOR, {
           action: 'hook_runs.partition.drop',
           targetType: 'hook_runs_partition',
@@ -49,5 +51,26 @@ export class MaintenanceRepository {
       dropped.push(name);
     }
     return dropped;
+  }
+
+  // Replaces, for each (hour, group) in [from, to) holding several rows of one key, those rows by their sum; returns
+  // how many rows were merged away. Rows appended meanwhile by ingest are not seen by the DELETE and stay as they are.
+  async compactHourlyCounts(from: Date, to: Date): Promise<number> {
+    const res = await this.pools.write.query<{ merged: number }>(
+      `WITH dup AS (
+         SELECT hour, group_id FROM hook_run_hourly WHERE hour >= $1 AND hour < $2
+          GROUP BY hour, group_id HAVING count(*) > count(DISTINCT (event, decision, status))
+       ), d AS (
+         DELETE FROM hook_run_hourly h USING dup WHERE h.hour = dup.hour AND h.group_id = dup.group_id
+         RETURNING h.hour, h.group_id, h.event, h.decision, h.status, h.n
+       ), ins AS (
+         INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n)
+         SELECT hour, group_id, event, decision, status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5
+         RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM d) - (SELECT count(*) FROM ins) AS merged`,
+      [from, to],
+    );
+    return Number(res.rows[0]?.merged ?? 0);
   }
 }

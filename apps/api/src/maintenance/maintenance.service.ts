@@ -24,6 +24,13 @@ export class MaintenanceService {
     return this.repository.dropPartitionsBefore(new Date(now.getTime() - days * 86_400_000), days);
   }
 
+  // Merges the hourly rollup's appended rows of the past week's closed hours (one row per key and hour).
+  compactHourlyCounts(now = new Date()): Promise<number> {
+    const hour = 3_600_000;
+    const closed = new Date(Math.floor(now.getTime() / hour) * hour);
+    return this.repository.compactHourlyCounts(new Date(closed.getTime() - 7 * 24 * hour), closed);
+  }
+
   // Turns sequence gaps whose grace period has passed into findings.
   reconcileChains(): Promise<number> {
     return this.ingest.reconcileChains();

@@ -4,7 +4,7 @@ export const QUEUES = {
   rollout: 'rollout',
   /** Hook-run batches uploaded by agents, written to PostgreSQL in bulk. */
   ingest: 'hook-run-ingest',
-  /** Partition creation and retention (repeatable jobs). */
+  /** Partition creation, retention, chain reconciliation and rollup compaction (repeatable jobs). */
   maintenance: 'maintenance',
 } as const;
 
@@ -14,6 +14,7 @@ export const JOBS = {
   ensurePartitions: 'ensure-partitions',
   retention: 'retention',
   reconcileChains: 'reconcile-chains',
+  compactHourly: 'compact-hourly-counts',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
