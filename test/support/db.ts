@@ -53,9 +53,18 @@ export async function admin<T = unknown>(fn: (client: pg.Client) => Promise<T>):
   }
 }
 
+/** Test databases are named `hw_t_<creation time, base-36 seconds>_<random>`, so stale ones can be recognised. */
+const TEST_DB = /^hw_t_([0-9a-z]+)_[0-9a-f]+$/;
+
+// The creation time (ms) encoded in a test database's name, or null for other names.
+export function testDatabaseCreatedAt(name: string): number | null {
+  const m = TEST_DB.exec(name);
+  return m ? parseInt(m[1]!, 36) * 1000 : null;
+}
+
 // Creates a fresh, fully migrated database owned by the calling test file.
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `hw_t_${randomBytes(6).toString('hex')}`;
+  const name = `hw_t_${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(4).toString('hex')}`;
   // CREATE DATABASE ... TEMPLATE fails while another session is connected to the template: retry briefly.
   for (let attempt = 0; ; attempt++) {
     try {
