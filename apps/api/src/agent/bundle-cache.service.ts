@@ -13,6 +13,8 @@ const CACHE_TTL_MS = 30_000;
 
 interface CacheEntry {
   state: Promise<GroupBundleState>;
+  /** The state once loaded (answers without waiting). */
+  value?: GroupBundleState;
   at: number;
 }
 
@@ -76,6 +78,12 @@ export class BundleCacheService implements OnModuleDestroy {
     return this.generation.get(groupId) ?? 0;
   }
 
+  // The group's bundle state when it is cached and loaded, without waiting (undefined: call state()).
+  stateNow(groupId: string): GroupBundleState | undefined {
+    const hit = this.cache.get(groupId);
+    return hit && Date.now() - hit.at < CACHE_TTL_MS ? hit.value : undefined;
+  }
+
   // The group's bundle state, from the cache or one shared database read.
   async state(groupId: string): Promise<GroupBundleState> {
     const now = Date.now();
@@ -83,9 +91,14 @@ export class BundleCacheService implements OnModuleDestroy {
     if (hit && now - hit.at < CACHE_TTL_MS) return hit.state;
     const entry: CacheEntry = { state: this.releases.bundleState(groupId), at: now };
     this.cache.set(groupId, entry);
-    entry.state.catch(() => {
-      if (this.cache.get(groupId) === entry) this.cache.delete(groupId);
-    });
+    entry.state.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => {
+        if (this.cache.get(groupId) === entry) this.cache.delete(groupId);
+      },
+    );
     return entry.state;
   }
 

@@ -83,9 +83,10 @@ export class BundleRoute implements RawRoute {
   async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
     const header = req.headers.authorization;
     const secret = header && header.length > 7 && header.startsWith('Bearer ') ? header.slice(7).trim() : '';
-    let principal;
+    // A cached credential and a loaded bundle state answer without a single await (the revalidation hot path).
+    let principal = secret ? this.auth.cached(secret) : null;
     try {
-      principal = secret ? await this.auth.authenticate(secret) : null;
+      if (principal === undefined) principal = await this.auth.authenticate(secret);
     } catch (err) {
       this.logger.warn({ err, requestId }, 'credential lookup failed');
       return this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
@@ -102,9 +103,9 @@ export class BundleRoute implements RawRoute {
     const wait = preferWait(req.headers.prefer);
     for (;;) {
       const gen = this.cache.gen(groupId);
-      let state;
+      let state = this.cache.stateNow(groupId);
       try {
-        state = await this.cache.state(groupId);
+        state ??= await this.cache.state(groupId);
       } catch (err) {
         this.logger.warn({ err, groupId, requestId }, 'bundle state unavailable');
         return this.fail(res, requestId, 503, 'unavailable', 'Bundle state unavailable; retry later', {

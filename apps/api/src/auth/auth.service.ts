@@ -15,6 +15,12 @@ export class AuthService {
 
   constructor(private readonly credentials: CredentialsRepository) {}
 
+  // The principal cached for a bearer secret, without waiting (undefined: not cached, authenticate() instead).
+  cached(secret: string, now = Date.now()): Principal | undefined {
+    const hit = this.cache.get(hashSecret(secret));
+    return hit && hit.expires > now ? hit.principal : undefined;
+  }
+
   // Returns the principal for a bearer secret, or null when it is unknown, revoked or expired.
   async authenticate(secret: string, now = new Date()): Promise<Principal | null> {
     const hash = hashSecret(secret);
