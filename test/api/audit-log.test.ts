@@ -166,6 +166,29 @@ describe('admin audit log', () => {
   });
 });
 
+it('CSV export prefixes text a spreadsheet would run as a formula with a quote; NDJSON is verbatim', async () => {
+  const { api, db } = await apiWithChanges(0);
+  try {
+    const created = await call(api.baseUrl, 'POST', '/v1/groups', {
+      token: api.adminToken,
+      body: { name: 'csv' },
+      headers: { 'x-request-id': '-1-1' },
+    });
+    expect(created.status).toBe(201);
+    const get = (format: string) =>
+      fetch(`${api.baseUrl}/v1/audit-log?format=${format}&action=group.create`, {
+        headers: { authorization: `Bearer ${api.adminToken}` },
+      }).then((r) => r.text());
+    const [head, row] = (await get('csv')).trim().split('\r\n');
+    const fields = Object.fromEntries(head!.split(',').map((h, i) => [h, row!.split(',')[i]]));
+    expect(fields).toMatchObject({ seq: '2', requestId: "'-1-1", action: 'group.create' });
+    expect(JSON.parse(await get('ndjson'))).toMatchObject({ seq: '2', requestId: '-1-1' });
+  } finally {
+    await db.end();
+    await api.close();
+  }
+});
+
 describe('audit chain verification detects tampering', () => {
   it('an edited row shows as a hash mismatch at its sequence number', async () => {
     const { api, db } = await apiWithChanges(4);

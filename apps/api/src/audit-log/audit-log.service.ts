@@ -65,9 +65,11 @@ interface Anchor extends ChainPoint {
   what: string;
 }
 
-// One CSV field, quoted when needed (RFC 4180).
+// One CSV field, quoted when needed (RFC 4180); text a spreadsheet would run as a formula (leading =, +, -, @, tab
+// or CR, e.g. a client-chosen request id) gets a leading ' (OWASP CSV injection advice). No field is a number.
 function csvField(v: unknown): string {
-  const s = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  const raw = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  const s = /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
