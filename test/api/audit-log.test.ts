@@ -1,3 +1,5 @@
+import { createPublicKey, verify as verifySignature } from 'node:crypto';
+import { canonicalJson } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
@@ -15,7 +17,42 @@ async function apiWithChanges(n: number): Promise<{ api: TestApi; db: pg.Client 
   return { api, db };
 }
 
-const verify = (api: TestApi) => call(api.baseUrl, 'GET', '/v1/audit-log/verify', { token: api.adminToken });
+const verify = (api: TestApi, query = '') =>
+  call(api.baseUrl, 'GET', `/v1/audit-log/verify${query}`, { token: api.adminToken });
+
+interface Checkpoint {
+  kind: string;
+  seq: string;
+  hash: string;
+  at: string;
+  keyId: string;
+  signature: string;
+}
+
+// Whether a checkpoint's signature verifies with its key from the signing-key list route.
+async function signatureValid(api: TestApi, token: string, c: Checkpoint): Promise<boolean> {
+  const list = await call(api.baseUrl, 'GET', '/v1/signing-keys', { token });
+  expect(list.status).toBe(200);
+  const key = (list.body.keys as Array<{ kid: string; publicKeyPem: string }>).find((k) => k.kid === c.keyId);
+  expect(key).toBeDefined();
+  const { keyId: _k, signature, ...signed } = c;
+  return verifySignature(
+    null,
+    Buffer.from(canonicalJson(signed), 'utf8'),
+    createPublicKey(key!.publicKeyPem),
+    Buffer.from(signature, 'base64'),
+  );
+}
+
+// The verify query for a kept checkpoint.
+const against = (c: Checkpoint): string => `?checkpointSeq=${c.seq}&checkpointHash=${c.hash}`;
+
+// A signed checkpoint of the current end from GET /v1/audit-log/head.
+async function headCheckpoint(api: TestApi): Promise<Checkpoint> {
+  const res = await call(api.baseUrl, 'GET', '/v1/audit-log/head', { token: api.adminToken });
+  expect(res.status).toBe(200);
+  return res.body as Checkpoint;
+}
 
 describe('admin audit log', () => {
   let api: TestApi;
@@ -84,11 +121,72 @@ describe('admin audit log', () => {
     expect(rows[1]).toContain('"{""name"":""g0""}"');
   });
 
-  it('verifies an intact chain', async () => {
+  it('verifies an intact chain and returns a signed checkpoint of its end', async () => {
     const res = await verify(api);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, checked: 6 });
+    const last = (await db.query<{ hash: string }>('SELECT hash FROM audit_log WHERE seq = 6')).rows[0]!;
+    expect(res.body).toEqual({
+      ok: true,
+      checked: 6,
+      checkpoint: {
+        kind: 'hookwarden.audit-log.checkpoint',
+        seq: '6',
+        hash: last.hash,
+        at: expect.any(String),
+        keyId: expect.stringMatching(/^ed25519:/),
+        signature: expect.any(String),
+      },
+    });
+    expect(await signatureValid(api, api.adminToken, res.body.checkpoint)).toBe(true);
+    // The signature covers seq, hash, time and kind: a checkpoint moved back one entry no longer verifies.
+    expect(await signatureValid(api, api.adminToken, { ...res.body.checkpoint, seq: '5' })).toBe(false);
+    expect((await verify(api, against(res.body.checkpoint))).body).toMatchObject({ ok: true, checked: 6 });
   });
+
+  it('GET /v1/audit-log/head: a signed checkpoint of the newest entry, for auditors too', async () => {
+    const auditor = await call(api.baseUrl, 'POST', '/v1/tokens', {
+      token: api.adminToken,
+      body: { name: 'head-auditor', role: 'auditor' },
+    });
+    const res = await call(api.baseUrl, 'GET', '/v1/audit-log/head', { token: auditor.body.token });
+    expect(res.status).toBe(200);
+    const last = (await db.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_log ORDER BY seq DESC'))
+      .rows[0]!;
+    expect(res.body).toMatchObject({ kind: 'hookwarden.audit-log.checkpoint', seq: last.seq, hash: last.hash });
+    expect(await signatureValid(api, auditor.body.token, res.body)).toBe(true);
+  });
+
+  it('rejects a half or malformed checkpoint with 400 naming the field', async () => {
+    const half = await verify(api, '?checkpointSeq=3');
+    expect(half.status).toBe(400);
+    expect(half.body.error.message).toContain('checkpointHash');
+    const bad = await verify(api, `?checkpointSeq=x&checkpointHash=sha256:${'a'.repeat(64)}`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('checkpointSeq');
+  });
+});
+
+it('CSV export prefixes text a spreadsheet would run as a formula with a quote; NDJSON is verbatim', async () => {
+  const { api, db } = await apiWithChanges(0);
+  try {
+    const created = await call(api.baseUrl, 'POST', '/v1/groups', {
+      token: api.adminToken,
+      body: { name: 'csv' },
+      headers: { 'x-request-id': '-1-1' },
+    });
+    expect(created.status).toBe(201);
+    const get = (format: string) =>
+      fetch(`${api.baseUrl}/v1/audit-log?format=${format}&action=group.create`, {
+        headers: { authorization: `Bearer ${api.adminToken}` },
+      }).then((r) => r.text());
+    const [head, row] = (await get('csv')).trim().split('\r\n');
+    const fields = Object.fromEntries(head!.split(',').map((h, i) => [h, row!.split(',')[i]]));
+    expect(fields).toMatchObject({ seq: '2', requestId: "'-1-1", action: 'group.create' });
+    expect(JSON.parse(await get('ndjson'))).toMatchObject({ seq: '2', requestId: '-1-1' });
+  } finally {
+    await db.end();
+    await api.close();
+  }
 });
 
 describe('audit chain verification detects tampering', () => {
@@ -136,6 +234,83 @@ describe('audit chain verification detects tampering', () => {
       await db.query(`DELETE FROM audit_log WHERE seq = 1`);
       const res = await verify(api);
       expect(res.body).toMatchObject({ ok: false, firstBrokenSeq: '2', checked: 0 });
+    } finally {
+      await db.end();
+      await api.close();
+    }
+  });
+
+  it('deleting the newest entries: the chain falls short of audit_log_head (truncated); head answers 409', async () => {
+    const { api, db } = await apiWithChanges(4);
+    try {
+      await db.query('DELETE FROM audit_log WHERE seq >= 4');
+      const res = await verify(api);
+      expect(res.body).toMatchObject({ ok: false, checked: 3, firstBrokenSeq: '4', problem: 'truncated' });
+      expect(res.body.reason).toContain(
+        'the chain ends at entry 3 but the recorded head (audit_log_head) names entry 5',
+      );
+      expect(res.body.checkpoint).toBeUndefined();
+      const head = await call(api.baseUrl, 'GET', '/v1/audit-log/head', { token: api.adminToken });
+      expect(head.status).toBe(409);
+      expect(head.body.error.message).toContain('ends at entry 3 but audit_log_head records entry 5');
+      // The next change continues from the head, so the removal stays visible as a gap.
+      await call(api.baseUrl, 'POST', '/v1/groups', { token: api.adminToken, body: { name: 'later' } });
+      const after = await verify(api);
+      expect(after.body).toMatchObject({ ok: false, firstBrokenSeq: '6', problem: 'missing_entries' });
+      expect(after.body.reason).toContain('entries 4..5 are missing');
+    } finally {
+      await db.end();
+      await api.close();
+    }
+  });
+
+  it('deleting the newest entries and moving audit_log_head back: a kept checkpoint still catches it', async () => {
+    const { api, db } = await apiWithChanges(4);
+    try {
+      const kept = await headCheckpoint(api);
+      expect(kept.seq).toBe('5');
+      await db.query('DELETE FROM audit_log WHERE seq >= 4');
+      await db.query('UPDATE audit_log_head SET seq = 3, hash = (SELECT hash FROM audit_log WHERE seq = 3)');
+      expect((await verify(api)).body).toMatchObject({ ok: true, checked: 3 }); // the server alone cannot tell
+      const res = await verify(api, against(kept));
+      expect(res.body).toMatchObject({ ok: false, checked: 3, firstBrokenSeq: '4', problem: 'truncated' });
+      expect(res.body.reason).toBe(
+        'the chain ends at entry 3 but your checkpoint names entry 5: entries 4..5 were removed',
+      );
+    } finally {
+      await db.end();
+      await api.close();
+    }
+  });
+
+  it('rewriting the end after a checkpoint (delete, move the head back, append anew) is reported as rewritten', async () => {
+    const { api, db } = await apiWithChanges(3);
+    try {
+      const kept = await headCheckpoint(api);
+      await db.query(`DELETE FROM audit_log WHERE seq = ${kept.seq}`);
+      await db.query(
+        `UPDATE audit_log_head SET seq = ${Number(kept.seq) - 1}, hash = (SELECT hash FROM audit_log WHERE seq = ${Number(kept.seq) - 1})`,
+      );
+      await call(api.baseUrl, 'POST', '/v1/groups', { token: api.adminToken, body: { name: 'replacement' } });
+      const fresh = await headCheckpoint(api);
+      expect(fresh.seq).toBe(kept.seq);
+      expect(fresh.hash).not.toBe(kept.hash);
+      expect((await verify(api)).body.ok).toBe(true);
+      const res = await verify(api, against(kept));
+      expect(res.body).toMatchObject({ ok: false, firstBrokenSeq: kept.seq, problem: 'rewritten' });
+      expect(res.body.reason).toContain('your checkpoint');
+    } finally {
+      await db.end();
+      await api.close();
+    }
+  });
+
+  it('a missing audit_log_head row is reported', async () => {
+    const { api, db } = await apiWithChanges(1);
+    try {
+      await db.query('DELETE FROM audit_log_head');
+      expect((await verify(api)).body).toMatchObject({ ok: false, problem: 'head_missing' });
+      expect((await call(api.baseUrl, 'GET', '/v1/audit-log/head', { token: api.adminToken })).status).toBe(409);
     } finally {
       await db.end();
       await api.close();

@@ -73,6 +73,8 @@ describe('route × role matrix', () => {
         'POST /v1/policies/:id/versions',
         'GET /v1/policies/:id/versions/:a/diff/:b',
         'GET /v1/audit-log/verify',
+        'GET /v1/audit-log/head',
+        'GET /v1/signing-keys',
         'GET /v1/agent/bundle',
         'POST /v1/agent/hook-runs',
         'GET /v1/hook-runs',

@@ -1,7 +1,7 @@
 // End to end with real processes: `hookwarden-agent hooks dispatch` spools records, the uploader ships them,
 // the API + worker store them. Server outage, duplicate delivery, a record deleted by hand, and redaction.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -111,6 +111,12 @@ async function stored(e: Endpoint): Promise<{ n: number; d: number }> {
   return r.rows[0] as { n: number; d: number };
 }
 
+// Every spooled line of an endpoint (open and closed segments) as one text ('' before the first record).
+const spooledText = (e: Endpoint): string =>
+  (existsSync(e.spool) ? readdirSync(e.spool) : [])
+    .map((n) => (n.includes('ndjson') ? readFileSync(path.join(e.spool, n), 'utf8') : ''))
+    .join('');
+
 // Closed segment files of a spool.
 const segments = (e: Endpoint): string[] => readdirSync(e.spool).filter((n) => /^seg-\d+-\d+\.ndjson$/.test(n));
 
@@ -134,9 +140,7 @@ describe('agent → API → worker → PostgreSQL', () => {
   it('records from hook runs reach the API, redacted on the endpoint; the spool is emptied only after 2xx', async () => {
     const e = await endpoint();
     await dispatch(e, 3);
-    const spooled = readdirSync(e.spool)
-      .map((n) => (n.includes('ndjson') ? readFileSync(path.join(e.spool, n), 'utf8') : ''))
-      .join('');
+    const spooled = spooledText(e);
     expect(spooled).toContain('[REDACTED]');
     expect(spooled).not.toContain(SECRET); // the upload body is these lines, verbatim
     await uploadOnce(e);
@@ -149,6 +153,33 @@ describe('agent → API → worker → PostgreSQL', () => {
     for (const row of dump.rows as Array<{ t: string }>) expect(row.t).not.toContain(SECRET);
     const findings = await call(api.baseUrl, 'GET', `/v1/findings?endpointId=${e.ep.id}`, { token: auditor });
     expect(findings.body.items).toEqual([]);
+  });
+
+  it("the group's useDefaultRedact reaches the hook path: off, only its own patterns redact; on, both", async () => {
+    const e = await endpoint();
+    const settings = { capture: 'excerpts', maxExcerptBytes: 2048, redactPatterns: ['deploying'] };
+    // The admin changes the group's settings; the agent fetches them on its next upload round.
+    const govern = async (useDefaultRedact: boolean): Promise<void> => {
+      const put = await call(api.baseUrl, 'PUT', `/v1/groups/${e.ep.groupId}/audit-settings`, {
+        token: api.adminToken,
+        body: { ...settings, useDefaultRedact },
+      });
+      expect(put.status).toBe(200);
+      await uploadOnce(e); // refreshes the cached settings, then drains the spool
+      expect(spooledText(e)).toBe('');
+    };
+    await govern(false);
+    await dispatch(e);
+    const customOnly = spooledText(e);
+    expect(customOnly).toContain('[REDACTED] with token=');
+    expect(customOnly).not.toContain('deploying');
+    expect(customOnly).toContain(SECRET); // the default patterns are off
+    await govern(true);
+    await dispatch(e);
+    const both = spooledText(e);
+    expect(both).toContain('[REDACTED]');
+    expect(both).not.toContain('deploying');
+    expect(both).not.toContain(SECRET);
   });
 
   it('the API stopped while hooks keep running, then restarted: every record arrives exactly once', async () => {

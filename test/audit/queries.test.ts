@@ -62,6 +62,31 @@ afterAll(async () => {
   await api?.close();
 });
 
+// Parses CSV as PostgreSQL's COPY writes it (quoted fields may hold quotes, commas and newlines).
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch !== '"') field += ch;
+      else if (text[i + 1] === '"') field += text[++i]!;
+      else quoted = false;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n') {
+      rows.push([...row, field]);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  return rows;
+}
+
 // GET with the auditor token.
 const get = (path: string) => call(api.baseUrl, 'GET', path, { token: auditor });
 
@@ -217,5 +242,49 @@ describe('GET /v1/hook-runs/export', () => {
     const rows = (await csv.text()).trim().split('\n');
     expect(rows[0]).toMatch(/^id,started_at,received_at,endpoint_id,group_id,seq,event/);
     expect(rows).toHaveLength(5);
+  });
+
+  it('CSV prefixes endpoint text that a spreadsheet would run as a formula with a quote; NDJSON is verbatim', async () => {
+    const [ep] = await createEndpoints(api.db.url, 1);
+    const formula = '=HYPERLINK("http://x")';
+    const rec = runRecord({
+      seq: 1,
+      startedAt: new Date(base + 2 * 86_400_000),
+      toolName: formula,
+      sessionId: '@SUM(A1)',
+      status: 'skipped',
+      skipReason: '-2+3',
+      decision: 'deny',
+    });
+    await insert(ep!, [rec]);
+    await db.query(`UPDATE hook_runs SET exit_code = -1, turn_id = $2, signal = $3 WHERE endpoint_id = $1`, [
+      ep!.id,
+      '\tcmd',
+      '+SIGTERM',
+    ]);
+    const headers = { authorization: `Bearer ${auditor}` };
+    const csv = await fetch(`${api.baseUrl}/v1/hook-runs/export?format=csv&endpointId=${ep!.id}`, { headers });
+    const text = await csv.text();
+    expect(text).toContain(`"'=HYPERLINK(""http://x"")"`);
+    const [head, row, ...more] = parseCsv(text);
+    expect(more).toEqual([]);
+    const got = Object.fromEntries(head!.map((h, i) => [h, row![i]]));
+    expect(got).toMatchObject({
+      tool_name: `'${formula}`,
+      session_id: "'@SUM(A1)",
+      skip_reason: "'-2+3",
+      turn_id: "'\tcmd",
+      signal: "'+SIGTERM",
+      exit_code: '-1',
+      duration_ms: '5',
+      decision: 'deny',
+      status: 'skipped',
+      hook_key: rec.hook.key,
+      policy_revision: '1',
+      id: rec.id,
+    });
+    const nd = await fetch(`${api.baseUrl}/v1/hook-runs/export?format=ndjson&endpointId=${ep!.id}`, { headers });
+    const exported = JSON.parse(await nd.text()) as RunRecord;
+    expect(exported).toMatchObject({ matcherInput: formula, sessionId: '@SUM(A1)', skipReason: '-2+3' });
   });
 });

@@ -41,9 +41,11 @@ export async function refreshCaptureSettings(client: ApiClient, stateDir: string
   return settings;
 }
 
-// The zerotwo-hooks options expressing the settings (--capture, --max-excerpt-bytes, one --redact per pattern).
+// The zerotwo-hooks options expressing the settings (--capture, --max-excerpt-bytes, --[no-]default-redact,
+// one --redact per pattern); appended after the user's arguments, so the admin's choice wins.
 export function captureArgs(settings: CaptureSettings): string[] {
   const args = ['--capture', settings.capture, '--max-excerpt-bytes', String(settings.maxExcerptBytes)];
+  args.push(settings.useDefaultRedact ? '--default-redact' : '--no-default-redact');
   for (const pattern of settings.redactPatterns) args.push('--redact', pattern);
   return args;
 }

@@ -1,12 +1,15 @@
-// Admin audit-log routes (admins and auditors): list/export and chain verification.
+// Admin audit-log routes (admins and auditors): list/export, chain verification and signed checkpoints.
 import { Controller, Get, Query, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ReadRoles } from '../auth/auth.decorators';
 import type { Page } from '../common/pagination';
 import {
+  type AuditCheckpoint,
+  AuditCheckpointDto,
   AuditEntryPageDto,
   type AuditEntryView,
   ListAuditQueryDto,
+  VerifyQueryDto,
   type VerifyResult,
   VerifyResultDto,
 } from './audit-log.dto';
@@ -39,9 +42,27 @@ export class AuditLogController {
   @Get('verify')
   @ApiOkResponse({
     type: VerifyResultDto,
-    description: 'Whether every entry matches its hash and links to its predecessor.',
+    description:
+      'Whether every entry matches its hash and links to its predecessor, and the chain still reaches the recorded ' +
+      'head and the given checkpoint; when ok, a signed checkpoint of its end.',
   })
-  verify(): Promise<VerifyResult> {
-    return this.audit.verify();
+  verify(@Query() query: VerifyQueryDto): Promise<VerifyResult> {
+    return this.audit.verify(
+      query.checkpointSeq !== undefined && query.checkpointHash !== undefined
+        ? { seq: BigInt(query.checkpointSeq), hash: query.checkpointHash }
+        : undefined,
+    );
+  }
+
+  @ReadRoles()
+  @Get('head')
+  @ApiOkResponse({
+    type: AuditCheckpointDto,
+    description:
+      'A signed checkpoint of the newest entry (409 when the chain does not end where audit_log_head says). ' +
+      'Keep it; verify with checkpointSeq and checkpointHash later proves the chain still contains it.',
+  })
+  head(): Promise<AuditCheckpoint> {
+    return this.audit.head();
   }
 }

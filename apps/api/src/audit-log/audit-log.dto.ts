@@ -43,11 +43,65 @@ export const listAuditQuerySchema = paginationQuerySchema.extend(auditFilterSche
 });
 export class ListAuditQueryDto extends createZodDto(listAuditQuerySchema) {}
 
+/** What an audit-log checkpoint signature covers (keeps it apart from bundle and key-list signatures). */
+export const CHECKPOINT_KIND = 'hookwarden.audit-log.checkpoint';
+
+export const auditCheckpointSchema = z.object({
+  kind: z.literal(CHECKPOINT_KIND),
+  seq: z.string().describe('Sequence number of the newest entry (decimal string; "0" for an empty log)'),
+  hash: z.string().describe('Hash of that entry'),
+  at: z.iso.datetime().describe('When the server issued this checkpoint'),
+  keyId: z.string().describe('Key that signed it (public keys: GET /v1/signing-keys)'),
+  signature: z.string().describe('base64 Ed25519 signature of the canonical JSON of {kind, seq, hash, at}'),
+});
+export type AuditCheckpoint = z.infer<typeof auditCheckpointSchema>;
+export class AuditCheckpointDto extends createZodDto(auditCheckpointSchema) {}
+
+export const verifyQuerySchema = z
+  .object({
+    checkpointSeq: z
+      .string()
+      .regex(/^[1-9]\d{0,18}$/, 'a positive decimal sequence number')
+      .optional()
+      .describe('`seq` of a checkpoint you kept: the chain must still contain that entry with that hash'),
+    checkpointHash: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 hex>')
+      .optional()
+      .describe('`hash` of the same checkpoint (give both or neither)'),
+  })
+  .superRefine((q, ctx) => {
+    if ((q.checkpointSeq === undefined) === (q.checkpointHash === undefined)) return;
+    const missing = q.checkpointSeq === undefined ? 'checkpointSeq' : 'checkpointHash';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'checkpointSeq and checkpointHash go together' });
+  });
+export class VerifyQueryDto extends createZodDto(verifyQuerySchema) {}
+
+export const verifyProblems = [
+  'missing_entries',
+  'broken_link',
+  'altered',
+  'truncated',
+  'rewritten',
+  'head_missing',
+] as const;
+
 export const verifyResultSchema = z.object({
   ok: z.boolean(),
   checked: z.number().int().describe('Entries checked'),
   firstBrokenSeq: z.string().optional().describe('Sequence number of the first entry whose hash or link is wrong'),
+  problem: z
+    .enum(verifyProblems)
+    .optional()
+    .describe(
+      'missing_entries: a gap inside the chain; broken_link / altered: an entry does not link to its predecessor / ' +
+        'match its hash; truncated: the chain ends before the head or checkpoint; rewritten: the entry at the ' +
+        'head or checkpoint has another hash; head_missing: the audit_log_head row is gone',
+    ),
   reason: z.string().optional(),
+  checkpoint: auditCheckpointSchema
+    .optional()
+    .describe('When ok: the signed end of the verified chain; keep it and pass it back to the next verify'),
 });
 export type VerifyResult = z.infer<typeof verifyResultSchema>;
 export class VerifyResultDto extends createZodDto(verifyResultSchema) {}

@@ -1,8 +1,15 @@
 // Reads of the admin audit log (writes go through appendAudit inside each change's transaction).
 import { Injectable } from '@nestjs/common';
-import type { AuditLogEntry, Prisma } from '@prisma/client';
+import { type AuditLogEntry, Prisma } from '@prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import type { AuditFilter } from './audit-log.dto';
+import { AUDIT_HEAD_ID } from './audit-log.writer';
+
+/** A position in the chain. */
+export interface ChainPoint {
+  seq: bigint;
+  hash: string;
+}
 
 @Injectable()
 export class AuditLogRepository {
@@ -15,6 +22,19 @@ export class AuditLogRepository {
       orderBy: { seq: 'desc' },
       take,
     });
+  }
+
+  // The recorded end of the chain (audit_log_head) and its newest entry, read in one snapshot (null when absent).
+  async ends(): Promise<{ head: ChainPoint | null; newest: ChainPoint | null }> {
+    const select = { seq: true, hash: true } as const;
+    const [head, newest] = await this.prisma.$transaction(
+      [
+        this.prisma.auditLogHead.findUnique({ where: { id: AUDIT_HEAD_ID }, select }),
+        this.prisma.auditLogEntry.findFirst({ orderBy: { seq: 'desc' }, select }),
+      ],
+      { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead },
+    );
+    return { head, newest };
   }
 
   // Entries matching the filter after a sequence number, oldest first (for exports and verification).

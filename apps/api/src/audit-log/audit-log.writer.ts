@@ -49,10 +49,17 @@ export function auditEntryHash(input: AuditHashInput): string {
 /** Advisory lock key serializing appends so the chain has no forks. */
 const AUDIT_LOCK_KEY = 0x4877_6175; // "Hwau"
 
-// Appends one entry to the chain; call it with the transaction client of the change it records.
+/** The one row of audit_log_head. */
+export const AUDIT_HEAD_ID = 1;
+
+// Appends one entry to the chain and moves the head to it; call it with the transaction client of the change it
+// records. It continues from the head even when the newest entries were removed, so the removal shows as a gap.
 export async function appendAudit(tx: Prisma.TransactionClient, ctx: AuditContext, change: AuditChange): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`;
-  const last = await tx.auditLogEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
+  const head = await tx.auditLogHead.findUnique({ where: { id: AUDIT_HEAD_ID }, select: { seq: true, hash: true } });
+  const newest = await tx.auditLogEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
+  // The later of the two: the head when the newest rows were removed, the newest row if the head fell behind.
+  const last = head && !(newest && newest.seq > head.seq) ? head : newest;
   const prevHash = last?.hash ?? GENESIS_HASH;
   const seq = (last?.seq ?? 0n) + 1n;
   const id = crypto.randomUUID();
@@ -72,4 +79,9 @@ export async function appendAudit(tx: Prisma.TransactionClient, ctx: AuditContex
   };
   const hash = auditEntryHash({ seq: seq.toString(), id, at: at.toISOString(), ...row, prevHash });
   await tx.auditLogEntry.create({ data: { seq, id, at, ...row, prevHash, hash } });
+  await tx.auditLogHead.upsert({
+    where: { id: AUDIT_HEAD_ID },
+    create: { id: AUDIT_HEAD_ID, seq, hash },
+    update: { seq, hash },
+  });
 }

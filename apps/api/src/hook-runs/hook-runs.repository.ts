@@ -5,7 +5,16 @@ import { to as copyTo } from 'pg-copy-streams';
 import { PrismaService } from '../prisma/prisma.service';
 import { PgPools } from '../database/pg-pools';
 import type { Finding, HookRunFilters } from './hook-runs.dto';
-import { type Keyset, RUN_COLUMNS, SqlParams, statsQuery, type StatsRow, whereOf, whereSql } from './hook-runs.sql';
+import {
+  CSV_SELECT,
+  type Keyset,
+  RUN_COLUMNS,
+  SqlParams,
+  statsQuery,
+  type StatsRow,
+  whereOf,
+  whereSql,
+} from './hook-runs.sql';
 
 export interface HookRunRow {
   id: string;
@@ -32,8 +41,6 @@ export interface HookRunRow {
   timed_out: boolean;
   record: Record<string, unknown>;
 }
-
-const CSV_COLUMNS = RUN_COLUMNS.replace(/\s+/g, ' ');
 
 @Injectable()
 export class HookRunsRepository {
@@ -71,7 +78,7 @@ export class HookRunsRepository {
       format === 'ndjson'
         ? `COPY (SELECT record FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT
              WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')`
-        : `COPY (SELECT ${CSV_COLUMNS} FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT WITH (FORMAT csv, HEADER)`;
+        : `COPY (SELECT ${CSV_SELECT} FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT WITH (FORMAT csv, HEADER)`;
     const stream = client.query(copyTo(sql));
     let released = false;
     const release = (err?: Error): void => {

@@ -8,6 +8,32 @@ export const RUN_COLUMNS = `id, started_at, received_at, endpoint_id, group_id, 
   managed, status, skip_reason, decision, policy_revision, policy_digest, session_id, turn_id, duration_ms, exit_code,
   signal, timed_out`;
 
+/** Text columns whose values come from endpoints unchecked (event and status are enums validated on ingest). */
+const FREE_TEXT_COLUMNS = new Set([
+  'tool_name',
+  'hook_key',
+  'hook_hash',
+  'skip_reason',
+  'decision',
+  'policy_revision',
+  'policy_digest',
+  'session_id',
+  'turn_id',
+  'signal',
+]);
+
+// A text value a spreadsheet would run as a formula (leading =, +, -, @, tab or CR) prefixed with ' (OWASP CSV
+// injection advice); evaluated by PostgreSQL per row, so the export still streams.
+function csvSafe(column: string): string {
+  return `CASE WHEN left(${column}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || ${column} ELSE ${column} END AS ${column}`;
+}
+
+/** The CSV export's select list: RUN_COLUMNS, free-text columns neutralised (numbers, times, ids untouched). */
+export const CSV_SELECT = RUN_COLUMNS.split(',')
+  .map((c) => c.trim())
+  .map((c) => (FREE_TEXT_COLUMNS.has(c) ? csvSafe(c) : c))
+  .join(', ');
+
 /** Collects values as `$n` placeholders, or inlines them as escaped literals (COPY takes no parameters). */
 export class SqlParams {
   readonly values: unknown[] = [];

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
+import { SigningController } from './signing.controller';
 import { SigningRepository } from './signing.repository';
 import { SigningService } from './signing.service';
 
 @Global()
-@Module({ providers: [SigningRepository, SigningService], exports: [SigningService] })
+@Module({ controllers: [SigningController], providers: [SigningRepository, SigningService], exports: [SigningService] })
 export class SigningModule {}

@@ -99,11 +99,16 @@ export class SigningService implements OnModuleInit {
     return { keyId: this.kid, signature: sign(null, data, this.privateKey).toString('base64') };
   }
 
+  // Signs the canonical JSON of a value once the key is loaded; returns the key id and the base64 signature.
+  async signCanonical(value: unknown): Promise<{ keyId: string; signature: string }> {
+    await this.ready();
+    return this.sign(Buffer.from(canonicalJson(value), 'utf8'));
+  }
+
   // The trusted key list signed by the active key, so agents accept additions only from a key they already trust.
   async signedKeyList(): Promise<{ keys: PublicKeyView[]; keyId: string; signature: string }> {
-    await this.ready();
     const keys = await this.trustedKeys();
-    return { keys, ...this.sign(Buffer.from(canonicalJson(keys), 'utf8')) };
+    return { keys, ...(await this.signCanonical(keys)) };
   }
 
   // The public keys agents must trust (every non-retired key), cached for a few seconds.

@@ -18,6 +18,8 @@ export interface CliOptions {
   cwd?: string;
   capture?: CapturePolicy['mode'];
   redact: string[];
+  /** false with --no-default-redact (only the --redact patterns apply); unset means the defaults apply. */
+  defaultRedact?: boolean;
   maxExcerptBytes?: number;
   policyRevision?: string;
 }
@@ -42,6 +44,8 @@ export function withLocations(cmd: Command): Command {
     .option('--cwd <dir>', 'session working directory (default: the input cwd, else the current directory)')
     .addOption(new Option('--capture <mode>', 'run-record output capture').choices(['none', 'digests', 'excerpts']))
     .option('--redact <regex>', 'extra redaction pattern for record excerpts (repeatable)', collect, [])
+    .option('--default-redact', 'also apply the built-in secret and token patterns (the default)')
+    .option('--no-default-redact', 'apply only the --redact patterns, not the built-in secret and token patterns')
     .option('--max-excerpt-bytes <n>', 'record excerpt bound in bytes', (v) => Number.parseInt(v, 10))
     .option('--policy-revision <rev>', 'policy revision stamped on run records (default $HOOKWARDEN_POLICY_REVISION)');
 }
@@ -64,7 +68,12 @@ export function discoverFor(o: CliOptions, cwd?: string): Discovery {
   return discoverHooks(discoverOptions(o, cwd));
 }
 
-/** Capture policy from the CLI options (default: 2 KiB redacted excerpts). */
+/** Capture policy from the CLI options (default: 2 KiB excerpts redacted by the built-in patterns). */
 export function capturePolicy(o: CliOptions): CapturePolicy {
-  return { mode: o.capture ?? 'excerpts', maxExcerptBytes: o.maxExcerptBytes ?? 2048, redact: o.redact };
+  return {
+    mode: o.capture ?? 'excerpts',
+    maxExcerptBytes: o.maxExcerptBytes ?? 2048,
+    redact: o.redact,
+    noDefaultRedactions: o.defaultRedact === false,
+  };
 }

@@ -89,6 +89,37 @@ describe('zerotwo-hooks', () => {
     expect(readdirSync(spool)).toContain('seg-000000000001.ndjson.open');
   });
 
+  it('--no-default-redact: only --redact patterns apply to spooled excerpts; the last of the pair wins', async () => {
+    const s = setup();
+    const noisy = emit(0, 'token=abc123secret ghp_abcdefghijklmnopqrstuvwxyz0123 MYCORP-1234');
+    writeFileSync(
+      join(s.home, 'hooks.json'),
+      JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: noisy }] }] } }),
+    );
+    const input = JSON.stringify({ session_id: 's1', cwd: s.proj, tool_name: 'Bash', tool_input: { command: 'x' } });
+    // The spooled NDJSON of one dispatch with extra options.
+    const spooled = async (...opts: string[]): Promise<string> => {
+      const spool = join(tmp('hc-cli-spool-'), 'spool');
+      const args = ['dispatch', 'PreToolUse', ...s.loc, '--dangerously-bypass-hook-trust', '--spool', spool];
+      expect((await cli([...args, '--redact', 'MYCORP-\\d+', ...opts], input)).code).toBe(EXIT.OK);
+      return readdirSync(spool)
+        .filter((n) => n.startsWith('seg-'))
+        .map((n) => readFileSync(join(spool, n), 'utf8'))
+        .join('');
+    };
+    const custom = await spooled('--no-default-redact');
+    expect(custom).toContain('[REDACTED]');
+    expect(custom).not.toContain('MYCORP-1234');
+    expect(custom).toContain('token=abc123secret');
+    expect(custom).toContain('ghp_abcdefghijklmnopqrstuvwxyz0123');
+    for (const opts of [[], ['--default-redact'], ['--no-default-redact', '--default-redact']]) {
+      const both = await spooled(...opts);
+      expect(both).toContain('[REDACTED]');
+      expect(both).not.toMatch(/MYCORP-1234|abc123secret|ghp_abc/);
+    }
+    expect(await spooled('--default-redact', '--no-default-redact')).toContain('abc123secret');
+  });
+
   it('trust --all, trust-project, disable and enable persist in the user config.toml only', async () => {
     const s = setup();
     expect((await cli(['trust-project', s.proj, ...s.loc])).out).toContain(`trusted project ${resolve(s.proj)}`);

@@ -10,6 +10,7 @@ import {
   sha256Hex,
   SpoolSink,
   writeSpoolState,
+  type CapturePolicy,
   type RunRecordDraft,
 } from '@hookwarden/hook-core';
 import { bashInput, discovery, emit, hook, tmp } from '../engine/support';
@@ -141,6 +142,28 @@ describe('capture policy', () => {
       capture: { mode: 'excerpts', maxExcerptBytes: 10 },
     });
     expect(small.runs[0]!.stdout!.excerpt).toMatch(/^.{0,10}…\[\d+ bytes omitted\]$/);
+  });
+  it('noDefaultRedactions: only the policy patterns redact what reaches the spool; by default both do', async () => {
+    const d = discovery([hook('PreToolUse', noisy)]);
+    // The spooled NDJSON of one dispatch under a capture policy.
+    const spooled = async (capture: CapturePolicy): Promise<string> => {
+      const dir = tmp('hc-spool-');
+      await dispatch('PreToolUse', bashInput(), { discovery: d, capture, spoolDir: dir });
+      return readSpool(dir).join('\n');
+    };
+    const custom = await spooled({ mode: 'excerpts', redact: ['MYCORP-\\d+'], noDefaultRedactions: true });
+    expect(custom).toContain('[REDACTED]');
+    expect(custom).not.toContain('MYCORP-1234');
+    expect(custom).toContain('AKIAABCDEFGHIJKLMNOP');
+    expect(custom).toContain('password=hunter2');
+    for (const capture of [
+      { mode: 'excerpts', redact: ['MYCORP-\\d+'] },
+      { mode: 'excerpts', redact: ['MYCORP-\\d+'], noDefaultRedactions: false },
+    ] satisfies CapturePolicy[]) {
+      const both = await spooled(capture);
+      expect(both).toContain('[REDACTED]');
+      expect(both).not.toMatch(/MYCORP-1234|AKIAABCDEFGHIJKLMNOP|abc123secret|hunter2/);
+    }
   });
   it('digests mode keeps no text; none mode keeps nothing', async () => {
     const d = discovery([hook('PreToolUse', noisy)]);
