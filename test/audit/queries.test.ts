@@ -276,7 +276,7 @@ describe('GET /v1/hook-runs/export', () => {
       turn_id: "'\tcmd",
       signal: "'+SIGTERM",
       exit_code: '-1',
-      duration_ms: '5',
+      duration_ms: '12',
       decision: 'deny',
       status: 'skipped',
       hook_key: rec.hook.key,
