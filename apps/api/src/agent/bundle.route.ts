@@ -61,6 +61,41 @@ export class BundleRoute implements OnModuleInit {
       .send(JSON.stringify({ error: { code, message, requestId: String(req.id) } }));
   }
 
+  // 401 with the challenge.
+  private unauthorized(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+    return this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
+      'www-authenticate': 'Bearer',
+    });
+  }
+
+  // Ends a held request whose endpoint's credential was rotated: 401 for the old credential, else unchanged (the
+  // agent polls again at once).
+  private async recheck(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    secret: string,
+    endpointId: string,
+    bundle: ServedBundle | null,
+    waited: number,
+  ): Promise<void> {
+    let principal;
+    try {
+      principal = await this.auth.authenticate(secret);
+    } catch (err) {
+      this.logger.warn({ err }, 'credential lookup failed');
+      if (!reply.sent) {
+        void this.fail(req, reply, 503, 'unavailable', 'Credential check unavailable; retry later', {
+          'retry-after': '5',
+        });
+      }
+      return;
+    }
+    if (reply.sent || reply.raw.destroyed) return;
+    if (principal?.kind === 'agent' && principal.endpointId === endpointId) {
+      void this.answer(reply, bundle, false, waited);
+    } else void this.unauthorized(req, reply);
+  }
+
   // Sends a bundle (200), its ETag (304) or nothing (204).
   private answer(reply: FastifyReply, bundle: ServedBundle | null, changed: boolean, waited: number): FastifyReply {
     if (waited > 0) void reply.header('preference-applied', `wait=${waited}`);
@@ -84,11 +119,7 @@ export class BundleRoute implements OnModuleInit {
         'retry-after': '5',
       });
     }
-    if (!principal) {
-      return this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
-        'www-authenticate': 'Bearer',
-      });
-    }
+    if (!principal) return this.unauthorized(req, reply);
     if (principal.kind !== 'agent')
       return this.fail(req, reply, 403, 'forbidden', 'This route is for endpoint agents only');
     const { groupId, endpointId } = principal;
@@ -123,11 +154,8 @@ export class BundleRoute implements OnModuleInit {
           finish: (next) => {
             if (reply.sent || reply.raw.destroyed) return;
             if (next === undefined) return void this.answer(reply, bundle, false, wait);
-            if (next === 'revoked') {
-              return void this.fail(req, reply, 401, 'unauthorized', 'Missing or invalid credentials', {
-                'www-authenticate': 'Bearer',
-              });
-            }
+            if (next === 'revoked') return void this.unauthorized(req, reply);
+            if (next === 'recheck') return void this.recheck(req, reply, secret, endpointId, bundle, wait);
             void this.answer(reply, next, true, wait);
           },
         },
