@@ -76,6 +76,10 @@ describe('route × role matrix', () => {
         'GET /v1/agent/bundle',
         'POST /v1/agent/hook-runs',
         'GET /v1/hook-runs',
+        'GET /v1/signing-keys',
+        'POST /v1/signing-keys',
+        'POST /v1/signing-keys/:kid/activate',
+        'POST /v1/signing-keys/:kid/retire',
       ]),
     );
     for (const r of routes)

@@ -85,7 +85,7 @@ export class ReleasesService {
 
   // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
   private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => SignedBundle> {
-    await this.signing.ready();
+    await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
     if (!group) throw new ApiError('not_found', `Group ${groupId} not found`);
     if (!version) {

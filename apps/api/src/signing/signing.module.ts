@@ -1,7 +1,12 @@
 import { Global, Module } from '@nestjs/common';
+import { SigningKeysController } from './signing-keys.controller';
 import { SigningRepository } from './signing.repository';
 import { SigningService } from './signing.service';
 
 @Global()
-@Module({ providers: [SigningRepository, SigningService], exports: [SigningService] })
+@Module({
+  controllers: [SigningKeysController],
+  providers: [SigningRepository, SigningService],
+  exports: [SigningService],
+})
 export class SigningModule {}
