@@ -74,10 +74,14 @@ describe('route × role matrix', () => {
         'GET /v1/policies/:id/versions/:a/diff/:b',
         'GET /v1/audit-log/verify',
         'GET /v1/audit-log/head',
-        'GET /v1/signing-keys',
+        'GET /v1/signing-keys/trusted',
         'GET /v1/agent/bundle',
         'POST /v1/agent/hook-runs',
         'GET /v1/hook-runs',
+        'GET /v1/signing-keys',
+        'POST /v1/signing-keys',
+        'POST /v1/signing-keys/:kid/activate',
+        'POST /v1/signing-keys/:kid/retire',
       ]),
     );
     // Raw routes are served in front of Fastify; every other route must be one Fastify knows.

@@ -15,12 +15,14 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-// Starts the API on 127.0.0.1 with its own database; `env` overrides configuration variables.
+// Starts the API on 127.0.0.1 with its own database; `env` overrides configuration variables. `sameAs` starts
+// another instance of an existing test API (its database, Redis prefix and admin token; the first one drops them).
 export async function startTestApi(
   env: Record<string, string> = {},
-  options: { bootstrap?: boolean } = {},
+  options: { bootstrap?: boolean; sameAs?: TestApi } = {},
 ): Promise<TestApi> {
-  const db = await createTestDatabase();
+  const peer = options.sameAs;
+  const db = peer ? peer.db : await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
@@ -29,6 +31,7 @@ export async function startTestApi(
     HOST: '127.0.0.1',
     PORT: '0',
     HOOKWARDEN_BOOTSTRAP_TOKEN: `hwt_test_${randomBytes(24).toString('base64url')}`,
+    ...(peer ? { REDIS_PREFIX: peer.config.REDIS_PREFIX, HOOKWARDEN_BOOTSTRAP_TOKEN: peer.adminToken } : {}),
     ...env,
   });
   const app = await createApp(config, { bufferLogs: false });
@@ -44,7 +47,7 @@ export async function startTestApi(
     db,
     close: async () => {
       await app.close();
-      await db.drop();
+      if (!peer) await db.drop();
     },
   };
 }

@@ -90,11 +90,12 @@ export function rawRoutes(app: NestFastifyApplication, controllerRoutes: AppRout
   return out;
 }
 
-// Fills route parameters with plausible values (uuids for ids, 1 otherwise).
+// Fills route parameters with plausible values (signing key ids, uuids for other ids, 1 otherwise).
 export function concretePath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) =>
-    /id$/i.test(name) ? '00000000-0000-4000-8000-000000000001' : '1',
-  );
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => {
+    if (name === 'kid') return 'ed25519:0000000000000001';
+    return /id$/i.test(name) ? '00000000-0000-4000-8000-000000000001' : '1';
+  });
 }
 
 // The OpenAPI form of a Nest path (`:id` → `{id}`).

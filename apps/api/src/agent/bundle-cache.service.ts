@@ -22,8 +22,9 @@ export interface Waiter {
   endpointId: string;
   ifNoneMatch: string | undefined;
   /** Called once with the endpoint's new bundle (null: none), `undefined` when the wait ended unchanged,
-   *  or 'revoked' when the endpoint was revoked meanwhile. */
-  finish(bundle: ServedBundle | null | undefined | 'revoked'): void;
+   *  'revoked' when the endpoint was revoked meanwhile, or 'recheck' when its credential was rotated (the request
+   *  must authenticate again: the old credential gets 401). */
+  finish(bundle: ServedBundle | null | undefined | 'revoked' | 'recheck'): void;
 }
 
 // True when the client's If-None-Match names this bundle (or there is no bundle to send).
@@ -59,6 +60,8 @@ export class BundleCacheService implements OnModuleDestroy {
     await this.events.subscribe((message) => {
       if (message?.startsWith(BundleEventsService.REVOKED))
         this.onRevoked(message.slice(BundleEventsService.REVOKED.length));
+      else if (message?.startsWith(BundleEventsService.CREDENTIAL))
+        this.onCredentialRotated(message.slice(BundleEventsService.CREDENTIAL.length));
       else this.onChange(message);
     });
   }
@@ -137,6 +140,15 @@ export class BundleCacheService implements OnModuleDestroy {
     this.auth.invalidate();
     for (const set of [...this.waiters.values()]) {
       for (const w of [...set]) if (w.endpointId === endpointId) w.finish('revoked');
+    }
+  }
+
+  // An endpoint's credential was rotated (on any instance): forget cached credentials and make its held requests
+  // authenticate again, so the old credential stops working at once.
+  onCredentialRotated(endpointId: string): void {
+    this.auth.invalidate();
+    for (const set of [...this.waiters.values()]) {
+      for (const w of [...set]) if (w.endpointId === endpointId) w.finish('recheck');
     }
   }
 

@@ -54,6 +54,31 @@ export class BundleRoute implements RawRoute {
     sendRawError(res, status, code, message, requestId, headers);
   }
 
+  // Ends a held request whose endpoint's credential was rotated: 401 for the old credential, else unchanged (the
+  // agent polls again at once).
+  private async recheck(
+    res: http.ServerResponse,
+    requestId: string,
+    secret: string,
+    endpointId: string,
+    bundle: ServedBundle | null,
+    waited: number,
+  ): Promise<void> {
+    let principal;
+    try {
+      principal = await this.auth.authenticate(secret);
+    } catch (err) {
+      this.logger.warn({ err, requestId }, 'credential lookup failed');
+      return this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
+        'retry-after': '5',
+      });
+    }
+    if (principal?.kind === 'agent' && principal.endpointId === endpointId) {
+      return this.answer(res, requestId, bundle, false, waited);
+    }
+    this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
+  }
+
   // Sends a bundle (200), its ETag (304) or nothing (204).
   private answer(
     res: http.ServerResponse,
@@ -132,6 +157,7 @@ export class BundleRoute implements RawRoute {
             if (next === 'revoked') {
               return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
             }
+            if (next === 'recheck') return void this.recheck(res, requestId, secret, endpointId, bundle, wait);
             this.answer(res, requestId, next, true, wait);
           },
         },

@@ -12,6 +12,8 @@ const CACHE_MAX = 50_000;
 @Injectable()
 export class AuthService {
   private readonly cache = new Map<string, { principal: Principal; expires: number }>();
+  /** Bumped by invalidate(): a lookup that started before an invalidation does not cache its (stale) answer. */
+  private generation = 0;
 
   constructor(private readonly credentials: CredentialsRepository) {}
 
@@ -26,10 +28,11 @@ export class AuthService {
     const hash = hashSecret(secret);
     const cached = this.cache.get(hash);
     if (cached && cached.expires > now.getTime()) return cached.principal;
+    const generation = this.generation;
     let principal: Principal | null = null;
     if (secret.startsWith(USER_TOKEN_PREFIX)) principal = await this.credentials.findUserToken(hash, now);
     else if (secret.startsWith(AGENT_TOKEN_PREFIX)) principal = await this.credentials.findEndpoint(hash);
-    if (principal) {
+    if (principal && generation === this.generation) {
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       const ttl = principal.kind === 'agent' ? AGENT_CACHE_TTL_MS : CACHE_TTL_MS;
       this.cache.set(hash, { principal, expires: now.getTime() + ttl });
@@ -39,8 +42,10 @@ export class AuthService {
     return principal;
   }
 
-  // Forgets every cached principal (call after a revocation so it takes effect at once on this instance).
+  // Forgets every cached principal (call after a revocation or credential rotation so it takes effect at once on
+  // this instance; other instances are told through the bundle-events channel).
   invalidate(): void {
+    this.generation++;
     this.cache.clear();
   }
 }

@@ -80,7 +80,7 @@ export class EndpointsService {
     return this.view(row, versions);
   }
 
-  // Revokes an endpoint: its credential stops working at once on this instance (within 5 s elsewhere).
+  // Revokes an endpoint: its credential stops working at once on every instance (announced on bundle-events).
   async revoke(id: string, ctx: AuditContext): Promise<EndpointView> {
     const row = await this.repo.revoke(id, ctx);
     if (!row) throw new ApiError('not_found', `Endpoint ${id} not found`);

@@ -5,6 +5,7 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
 import { AGENT_TOKEN_PREFIX, ENROLL_SECRET_PREFIX, hashSecret, newSecret, secretPrefix } from '../auth/principal';
 import { ApiError } from '../common/api-error';
+import { BundleEventsService } from '../releases/bundle-events.service';
 import { SigningService } from '../signing/signing.service';
 import { EnrollmentRepository } from './enrollment.repository';
 import type { EnrollmentSecretView } from './enrollment.dto';
@@ -31,6 +32,7 @@ export class EnrollmentService {
     private readonly repo: EnrollmentRepository,
     private readonly signing: SigningService,
     private readonly auth: AuthService,
+    private readonly events: BundleEventsService,
   ) {}
 
   // Creates a secret for a group; the secret is returned once.
@@ -75,7 +77,8 @@ export class EnrollmentService {
     return toView(row);
   }
 
-  // Enrolls (or re-enrolls) a machine with a secret; a re-enrolled machine's old credential stops working.
+  // Enrolls (or re-enrolls) a machine with a secret; a re-enrolled machine's old credential stops working at once on
+  // every API instance (announced like a revocation, on the bundle-events channel).
   async enroll(
     secret: string | undefined,
     input: { hostname: string; platform: string; machineId: string; agentVersion: string },
@@ -101,7 +104,10 @@ export class EnrollmentService {
         'www-authenticate': 'Bearer',
       });
     }
-    if (result.reenrolled) this.auth.invalidate();
+    if (result.reenrolled) {
+      this.auth.invalidate();
+      await this.events.publishCredentialRotated(result.endpointId);
+    }
     return {
       endpointId: result.endpointId,
       groupId: result.groupId,

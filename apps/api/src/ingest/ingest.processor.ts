@@ -5,6 +5,7 @@ import type { Job } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { QUEUES } from '../queues/queue-names';
+import { ReleasesService } from '../releases/releases.service';
 import type { IngestJobData } from './ingest.job';
 import { IngestRepository, type IngestResult } from './ingest.repository';
 
@@ -15,6 +16,7 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
   constructor(
     private readonly repository: IngestRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly releases: ReleasesService,
   ) {
     super();
   }
@@ -24,9 +26,17 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
     this.worker.concurrency = this.config.HOOK_RUN_INGEST_CONCURRENCY;
   }
 
-  // Writes the batch; any error propagates so BullMQ retries with backoff.
+  // Writes the batch (any error propagates so BullMQ retries with backoff), then queues the group's rollout gate
+  // check so a rollout whose hooks fail pauses without waiting for its next ring advance.
   async process(job: Job<IngestJobData>): Promise<IngestResult> {
-    return this.repository.ingestBatch(job.data);
+    const result = await this.repository.ingestBatch(job.data);
+    if (result.inserted > 0) {
+      await this.releases.scheduleGateCheck(job.data.groupId).catch((err: unknown) => {
+        // The batch is stored; the ring advance job still gates before it moves on.
+        this.logger.warn(`could not queue the gate check of group ${job.data.groupId}: ${(err as Error).message}`);
+      });
+    }
+    return result;
   }
 
   // Logs batches that failed an attempt (they are retried until attempts run out).

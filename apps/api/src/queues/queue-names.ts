@@ -1,6 +1,6 @@
 // Every BullMQ queue and job name, in one place.
 export const QUEUES = {
-  /** Staged rollout ring advances (delayed jobs). */
+  /** Staged rollout ring advances (delayed jobs) and gate checks after hook runs arrive. */
   rollout: 'rollout',
   /** Hook-run batches uploaded by agents, written to PostgreSQL in bulk. */
   ingest: 'hook-run-ingest',
@@ -10,6 +10,7 @@ export const QUEUES = {
 
 export const JOBS = {
   advanceRing: 'advance-ring',
+  checkGate: 'check-gate',
   ingestBatch: 'ingest-batch',
   ensurePartitions: 'ensure-partitions',
   retention: 'retention',

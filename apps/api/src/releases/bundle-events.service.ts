@@ -2,7 +2,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisService } from '../redis/redis.module';
 
-/** Receives a group id, `revoked:<endpointId>`, or null ("anything may have changed"). */
+/** Receives a group id, `revoked:<endpointId>`, `credential:<endpointId>`, or null ("anything may have changed"). */
 export type BundleEventHandler = (message: string | null) => void;
 
 @Injectable()
@@ -35,6 +35,14 @@ export class BundleEventsService {
   // Announces a revoked endpoint.
   async publishRevoked(endpointId: string): Promise<void> {
     await this.publish(BundleEventsService.REVOKED + endpointId);
+  }
+
+  /** Message prefix announcing a rotated endpoint credential (re-enrollment): the old one stops working everywhere. */
+  static readonly CREDENTIAL = 'credential:';
+
+  // Announces that an endpoint's credential was replaced.
+  async publishCredentialRotated(endpointId: string): Promise<void> {
+    await this.publish(BundleEventsService.CREDENTIAL + endpointId);
   }
 
   // Registers a handler; the first one subscribes the process. `null` means "everything may have changed"

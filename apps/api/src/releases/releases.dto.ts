@@ -22,7 +22,22 @@ export const createReleaseSchema = z
       .optional()
       .describe('Pause between rings (default 3600)'),
     maxApplyFailureRate: z.number().min(0).max(1).optional().describe('Auto-pause above this apply-failure ratio'),
-    maxHookFailureRate: z.number().min(0).max(1).optional().describe('Auto-pause above this hook-failure ratio'),
+    maxHookFailureRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        'Auto-pause above this ratio of hook runs that failed or timed out among those that ran under the new ' +
+          'revision (skipped runs do not count; the newest 10,000 runs are considered). Unset: no hook gate',
+      ),
+    minHookRuns: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe('Hook runs needed on the new revision before maxHookFailureRate can pause the rollout (default 20)'),
   })
   .strict()
   .superRefine((v, ctx) => {
@@ -53,6 +68,7 @@ export const releaseViewSchema = z.object({
   ringIntervalSec: z.number().int(),
   maxApplyFailureRate: z.number(),
   maxHookFailureRate: z.number().nullable(),
+  minHookRuns: z.number().int(),
   previousReleaseId: z.uuid().nullable(),
   digest: z.string().describe('Bundle digest (the ETag agents see)'),
   keyId: z.string(),
@@ -100,8 +116,12 @@ export const rolloutSchema = z.object({
   ),
   gate: z.object({
     applyFailureRate: z.number().nullable(),
-    hookFailureRate: z.number().nullable(),
+    hookFailureRate: z
+      .number()
+      .nullable()
+      .describe('Failed or timed-out share of the hook runs that ran under the revision (null: none yet)'),
     endpointsOnRevision: z.number().int(),
+    hookRunsOnRevision: z.number().int().describe('Hook runs that ran under the revision (newest 10,000 at most)'),
   }),
 });
 export class RolloutDto extends createZodDto(rolloutSchema) {}

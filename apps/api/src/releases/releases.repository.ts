@@ -19,10 +19,16 @@ export interface NewRelease {
   ringIntervalSec: number;
   maxApplyFailureRate: number;
   maxHookFailureRate: number | null;
+  minHookRuns: number;
   createdBy: string | null;
 }
 
 export class ReleaseConflict extends Error {}
+
+/** The hook failure rate is computed over at most this many of the newest runs on the release's revision. */
+export const HOOK_GATE_SAMPLE = 10_000;
+/** Runs started up to this long before the release was created still count (endpoint clocks drift). */
+const HOOK_GATE_CLOCK_SLACK_MS = 10 * 60_000;
 
 /** Advisory lock namespace serializing releases per group. */
 const GROUP_LOCK_NS = 0x4877_726c; // "Hwrl"
@@ -100,6 +106,7 @@ export class ReleasesRepository {
         ringIntervalSec: input.ringIntervalSec,
         maxApplyFailureRate: input.maxApplyFailureRate,
         maxHookFailureRate: input.maxHookFailureRate,
+        minHookRuns: input.minHookRuns,
         previousReleaseId: previous?.id ?? null,
         manifest: signed.manifest,
         signature: signed.signature,
@@ -226,6 +233,7 @@ export class ReleasesRepository {
             ringIntervalSec: input.ringIntervalSec,
             maxApplyFailureRate: input.maxApplyFailureRate,
             maxHookFailureRate: input.maxHookFailureRate,
+            minHookRuns: input.minHookRuns,
             previousReleaseId: previous.id,
             manifest: signed.manifest,
             signature: signed.signature,
@@ -270,14 +278,22 @@ export class ReleasesRepository {
     return { total, failed };
   }
 
-  // Hook failure ratio among hook runs recorded under this release's revision; null while there are no
-  // hook-run records (the `hook_runs` table arrives with the audit issue, which fills this in).
-  async hookFailureRate(_release: Pick<Release, 'groupId' | 'revision' | 'digest'>): Promise<number | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ exists: boolean }>>(
-      Prisma.sql`SELECT to_regclass('hook_runs') IS NOT NULL AS exists`,
-    );
-    if (!rows[0]?.exists) return null;
-    return null; // TODO(audit issue): failed / total hook runs of endpoints on this revision.
+  // Among the group's hook runs recorded under this release's revision (newest HOOK_GATE_SAMPLE that ran, from
+  // shortly before the release was created): how many, and how many failed or timed out. Skipped runs do not count.
+  // Agents stamp each record's `policy_revision` with the bundle revision they had applied (a per-group number), so
+  // (group, revision) names exactly this release; the time bound prunes older partitions. Index-only on
+  // hook_runs_group_revision_time_idx, bounded by the sample size whatever the table holds.
+  async hookRunCounts(
+    release: Pick<Release, 'groupId' | 'revision' | 'createdAt'>,
+  ): Promise<{ total: number; failed: number }> {
+    const since = new Date(release.createdAt.getTime() - HOOK_GATE_CLOCK_SLACK_MS);
+    const rows = await this.prisma.$queryRaw<Array<{ total: number; failed: number }>>(Prisma.sql`
+      SELECT count(*)::int AS total, (count(*) FILTER (WHERE status IN ('failed', 'timed_out')))::int AS failed
+        FROM (SELECT status FROM hook_runs
+               WHERE group_id = ${release.groupId}::uuid AND policy_revision = ${String(release.revision)}
+                 AND started_at >= ${since.toISOString()}::timestamptz AND status <> 'skipped'
+               ORDER BY started_at DESC LIMIT ${Prisma.raw(String(HOOK_GATE_SAMPLE))}) AS recent`);
+    return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
   }
 
   // The group's endpoints with what the rollout view needs.

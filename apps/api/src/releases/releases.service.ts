@@ -21,6 +21,15 @@ export interface AdvanceJob {
   ring: number;
 }
 
+export interface GateCheckJob {
+  groupId: string;
+}
+
+/** Runs a release must have recorded on its revision before their failure rate can pause it (unless set). */
+export const DEFAULT_MIN_HOOK_RUNS = 20;
+/** Delay of a gate check after an ingested batch (batches committed meanwhile are seen by the same check). */
+const GATE_CHECK_DELAY_MS = 1000;
+
 // Public view of a release row.
 export function toReleaseView(r: ReleaseRow): ReleaseView {
   return {
@@ -37,6 +46,7 @@ export function toReleaseView(r: ReleaseRow): ReleaseView {
     ringIntervalSec: r.ringIntervalSec,
     maxApplyFailureRate: r.maxApplyFailureRate,
     maxHookFailureRate: r.maxHookFailureRate,
+    minHookRuns: r.minHookRuns,
     previousReleaseId: r.previousReleaseId,
     digest: r.digest,
     keyId: r.keyId,
@@ -75,7 +85,7 @@ export class ReleasesService {
 
   // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
   private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => SignedBundle> {
-    await this.signing.ready();
+    await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
     if (!group) throw new ApiError('not_found', `Group ${groupId} not found`);
     if (!version) {
@@ -116,6 +126,7 @@ export class ReleasesService {
       ringIntervalSec: input.ringIntervalSec ?? 3600,
       maxApplyFailureRate: input.maxApplyFailureRate ?? 0.05,
       maxHookFailureRate: input.maxHookFailureRate ?? null,
+      minHookRuns: input.minHookRuns ?? DEFAULT_MIN_HOOK_RUNS,
       createdBy: ctx.actorName,
     };
     let release: ReleaseRow;
@@ -208,16 +219,20 @@ export class ReleasesService {
     return true;
   }
 
-  // Why the gate closes, or null: apply failures (and hook failures once recorded) among endpoints on the revision.
+  // Why the gate closes, or null: apply failures among endpoints on the revision, then hook failures among the runs
+  // recorded under it (once at least `minHookRuns` of them ran, so one failing run out of one does not pause).
   private async gateReason(release: ReleaseRow): Promise<string | null> {
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
     if (total > 0 && failed / total > release.maxApplyFailureRate) {
       return `apply failure rate ${(failed / total).toFixed(3)} (${failed}/${total}) exceeds ${release.maxApplyFailureRate}`;
     }
     if (release.maxHookFailureRate !== null) {
-      const rate = await this.repo.hookFailureRate(release);
-      if (rate !== null && rate > release.maxHookFailureRate) {
-        return `hook failure rate ${rate.toFixed(3)} exceeds ${release.maxHookFailureRate}`;
+      const runs = await this.repo.hookRunCounts(release);
+      if (runs.total >= release.minHookRuns && runs.failed / runs.total > release.maxHookFailureRate) {
+        return (
+          `hook failure rate ${(runs.failed / runs.total).toFixed(3)} (${runs.failed}/${runs.total} runs failed or ` +
+          `timed out) exceeds ${release.maxHookFailureRate}`
+        );
       }
     }
     return null;
@@ -229,6 +244,31 @@ export class ReleasesService {
     if (!rolling || rolling.revision !== revision) return;
     const row = await this.repo.get(rolling.id);
     if (row) await this.gate(row);
+  }
+
+  // The worker's job after hook runs of the group were ingested: runs the gate of its rolling release, if that
+  // release has a hook failure threshold.
+  async checkGateAfterHookRuns(groupId: string): Promise<'paused' | 'open' | 'skipped'> {
+    const rolling = await this.repo.rollingForGroup(groupId);
+    if (!rolling || rolling.maxHookFailureRate === null) return 'skipped';
+    const row = await this.repo.get(rolling.id);
+    if (!row || row.status !== 'rolling') return 'skipped';
+    return (await this.gate(row)) ? 'paused' : 'open';
+  }
+
+  // Queues a gate check of the group after hook runs arrived: at most one job per group and second (the job
+  // id dedupes), run a second later so it sees every batch committed in that second.
+  async scheduleGateCheck(groupId: string): Promise<void> {
+    const second = Math.floor(Date.now() / 1000);
+    const job: GateCheckJob = { groupId };
+    await this.rolloutQueue.add(JOBS.checkGate, job, {
+      delay: GATE_CHECK_DELAY_MS,
+      jobId: `gate_${groupId}_${second}`,
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1000 },
+    });
   }
 
   // Admin pause.
@@ -297,6 +337,7 @@ export class ReleasesService {
               ringIntervalSec: previous.ringIntervalSec,
               maxApplyFailureRate: previous.maxApplyFailureRate,
               maxHookFailureRate: previous.maxHookFailureRate,
+              minHookRuns: previous.minHookRuns,
               createdBy: ctx.actorName,
             },
             build: rollbackBuild,
@@ -342,6 +383,7 @@ export class ReleasesService {
     }
     const byId = new Map([release, ...(previous ? [previous] : [])].map((r) => [r.id, r]));
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
+    const runs = await this.repo.hookRunCounts(release);
     return {
       release: toReleaseView(release),
       rings: out.map((r) => ({
@@ -357,8 +399,9 @@ export class ReleasesService {
       })),
       gate: {
         applyFailureRate: total > 0 ? failed / total : null,
-        hookFailureRate: await this.repo.hookFailureRate(release),
+        hookFailureRate: runs.total > 0 ? runs.failed / runs.total : null,
         endpointsOnRevision: total,
+        hookRunsOnRevision: runs.total,
       },
     };
   }

@@ -1,4 +1,5 @@
-// The signing public keys for admins and auditors (to check audit-log checkpoints and bundles they fetched).
+// The trusted signing public keys for admins and auditors (to check audit-log checkpoints and bundles they fetched);
+// managing keys is admin-only (signing-keys.controller.ts).
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReadRoles } from '../auth/auth.decorators';
@@ -12,7 +13,7 @@ export class SigningController {
   constructor(private readonly signing: SigningService) {}
 
   @ReadRoles()
-  @Get()
+  @Get('trusted')
   @ApiOkResponse({
     type: PublicKeysDto,
     description:

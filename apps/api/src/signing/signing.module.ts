@@ -1,8 +1,13 @@
 import { Global, Module } from '@nestjs/common';
+import { SigningKeysController } from './signing-keys.controller';
 import { SigningController } from './signing.controller';
 import { SigningRepository } from './signing.repository';
 import { SigningService } from './signing.service';
 
 @Global()
-@Module({ controllers: [SigningController], providers: [SigningRepository, SigningService], exports: [SigningService] })
+@Module({
+  controllers: [SigningKeysController, SigningController],
+  providers: [SigningRepository, SigningService],
+  exports: [SigningService],
+})
 export class SigningModule {}

@@ -1,28 +1,51 @@
-// Persistence of bundle-signing keys (Ed25519 PEMs) in `signing_keys`.
+// Persistence of bundle-signing keys (Ed25519 PEMs) in `signing_keys`: the active one, the trusted ones, rotation.
 import { Injectable } from '@nestjs/common';
-import type { SigningKey } from '@prisma/client';
+import { Prisma, type SigningKey } from '@prisma/client';
+import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
+import { LIVE_STATUSES } from '../releases/releases.repository';
 
-/** Advisory lock key serializing first-start key generation across instances. */
+/** Advisory lock key serializing key generation and rotation across instances. */
 const KEYGEN_LOCK_KEY = 0x4877_6b67; // "Hwkg"
+
+/** The stored key that signs new bundles: the latest activated non-retired key whose private half is stored. */
+const ACTIVE_ORDER: Prisma.SigningKeyOrderByWithRelationInput[] = [
+  { activatedAt: { sort: 'desc', nulls: 'last' } },
+  { createdAt: 'desc' },
+];
+const ACTIVE_WHERE: Prisma.SigningKeyWhereInput = { retiredAt: null, privateKeyPem: { not: null } };
+
+export interface GeneratedKey {
+  kid: string;
+  publicKeyPem: string;
+  privateKeyPem: string;
+}
+
+/** Why a rotation step was refused (the service turns it into an API error). */
+export type RotationRefusal =
+  | { refused: 'not_found' }
+  | { refused: 'retired' }
+  | { refused: 'no_private_key' }
+  | { refused: 'active' }
+  | { refused: 'in_use'; groups: Array<{ id: string; name: string }> };
 
 @Injectable()
 export class SigningRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  // Returns the stored private key (newest non-retired), or creates one with `generate` under a lock.
-  async findOrCreatePrivate(
-    generate: () => { kid: string; publicKeyPem: string; privateKeyPem: string },
-  ): Promise<{ key: SigningKey; created: boolean }> {
+  // Returns the active stored key, or creates one with `generate` under a lock (first start).
+  async findOrCreatePrivate(generate: () => GeneratedKey): Promise<{ key: SigningKey; created: boolean }> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEYGEN_LOCK_KEY})`;
-      const existing = await tx.signingKey.findFirst({
-        where: { retiredAt: null, privateKeyPem: { not: null } },
-        orderBy: { createdAt: 'desc' },
-      });
+      const existing = await tx.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER });
       if (existing) return { key: existing, created: false };
-      return { key: await tx.signingKey.create({ data: generate() }), created: true };
+      return { key: await tx.signingKey.create({ data: { ...generate(), activatedAt: new Date() } }), created: true };
     });
+  }
+
+  // The active stored key (null when none is stored).
+  async activeStored(): Promise<SigningKey | null> {
+    return this.prisma.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER });
   }
 
   // Records the public half of a configured key so it is published to agents (idempotent).
@@ -30,12 +53,82 @@ export class SigningRepository {
     await this.prisma.signingKey.upsert({ where: { kid }, create: { kid, publicKeyPem }, update: {} });
   }
 
-  // Every non-retired public key, oldest first.
-  async trusted(): Promise<Array<{ kid: string; publicKeyPem: string }>> {
+  // Every non-retired key (with its private half when stored), oldest first.
+  async trusted(): Promise<Array<Pick<SigningKey, 'kid' | 'publicKeyPem' | 'privateKeyPem'>>> {
     return this.prisma.signingKey.findMany({
       where: { retiredAt: null },
       orderBy: { createdAt: 'asc' },
-      select: { kid: true, publicKeyPem: true },
+      select: { kid: true, publicKeyPem: true, privateKeyPem: true },
+    });
+  }
+
+  // Every key, retired ones included, newest first.
+  async all(): Promise<SigningKey[]> {
+    return this.prisma.signingKey.findMany({ orderBy: [{ createdAt: 'desc' }, { kid: 'asc' }] });
+  }
+
+  // Stores a generated key (made active at once when asked), audited.
+  async add(key: GeneratedKey, activate: boolean, ctx: AuditContext): Promise<SigningKey> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEYGEN_LOCK_KEY})`;
+      const previous = activate ? await tx.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER }) : null;
+      const row = await tx.signingKey.create({ data: { ...key, activatedAt: activate ? new Date() : null } });
+      await appendAudit(tx, ctx, {
+        action: 'signing_key.create',
+        targetType: 'signing_key',
+        targetId: row.kid,
+        details: { activated: activate, previousActiveKid: previous?.kid ?? null },
+      });
+      return row;
+    });
+  }
+
+  // Makes a stored, non-retired key the signer of new bundles, audited (a no-op when it already is).
+  async activate(kid: string, ctx: AuditContext): Promise<SigningKey | RotationRefusal> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEYGEN_LOCK_KEY})`;
+      const row = await tx.signingKey.findUnique({ where: { kid } });
+      if (!row) return { refused: 'not_found' as const };
+      if (row.retiredAt) return { refused: 'retired' as const };
+      if (!row.privateKeyPem) return { refused: 'no_private_key' as const };
+      const previous = await tx.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER });
+      if (previous?.kid === kid) return row;
+      const updated = await tx.signingKey.update({ where: { kid }, data: { activatedAt: new Date() } });
+      await appendAudit(tx, ctx, {
+        action: 'signing_key.activate',
+        targetType: 'signing_key',
+        targetId: kid,
+        details: { previousActiveKid: previous?.kid ?? null },
+      });
+      return updated;
+    });
+  }
+
+  // Retires a key (agents stop receiving it), audited; refused for the active key (`configuredKid` when the key
+  // comes from configuration) and while a group's served bundle is still signed by it. Retiring twice is a no-op.
+  async retire(kid: string, configuredKid: string | null, ctx: AuditContext): Promise<SigningKey | RotationRefusal> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEYGEN_LOCK_KEY})`;
+      const row = await tx.signingKey.findUnique({ where: { kid } });
+      if (!row) return { refused: 'not_found' as const };
+      if (row.retiredAt) return row;
+      const activeKid =
+        configuredKid ?? (await tx.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER }))?.kid;
+      if (activeKid === kid) return { refused: 'active' as const };
+      const groups = await tx.$queryRaw<Array<{ id: string; name: string }>>(Prisma.sql`
+        WITH current AS (
+          SELECT DISTINCT ON (group_id) group_id, status, previous_release_id, key_id
+            FROM releases WHERE status IN (${Prisma.join(LIVE_STATUSES)})
+           ORDER BY group_id, revision DESC)
+        SELECT DISTINCT g.id::text AS id, g.name FROM current c
+          JOIN groups g ON g.id = c.group_id
+          LEFT JOIN releases p ON p.id = c.previous_release_id AND c.status <> 'completed'
+         WHERE c.key_id = ${kid} OR p.key_id = ${kid}
+         ORDER BY g.name`);
+      if (groups.length > 0) return { refused: 'in_use' as const, groups };
+      const updated = await tx.signingKey.update({ where: { kid }, data: { retiredAt: new Date() } });
+      await appendAudit(tx, ctx, { action: 'signing_key.retire', targetType: 'signing_key', targetId: kid });
+      return updated;
     });
   }
 }

@@ -1,0 +1,91 @@
+// Two API instances on one database and Redis: credential changes made on one take effect on the other at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BundleCacheService } from '../../apps/api/src/agent/bundle-cache.service';
+import { startTestApi, type TestApi } from '../support/api';
+import { eventually } from '../support/audit-factories';
+import { call } from '../support/http';
+import { createGroupWithPolicy } from '../support/sync-factories';
+
+let a: TestApi;
+let b: TestApi;
+
+beforeAll(async () => {
+  a = await startTestApi();
+  b = await startTestApi({}, { sameAs: a });
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+// Enrolls a machine through instance A.
+async function enroll(secret: string, machineId: string) {
+  const res = await call(a.baseUrl, 'POST', '/v1/agent/enroll', {
+    body: { secret, hostname: 'host', platform: 'linux', machineId, agentVersion: '0.1.0' },
+  });
+  expect(res.status).toBe(201);
+  return res.body as { endpointId: string; credential: string; reenrolled: boolean };
+}
+
+const bundleOn = (api: TestApi, credential: string, headers: Record<string, string> = {}) =>
+  call(api.baseUrl, 'GET', '/v1/agent/bundle', { token: credential, headers });
+
+// Within one second (the agent credential cache lasts 30 s, so only the broadcast makes it this fast).
+const atOnce = (check: () => Promise<boolean>) => eventually(check, 1000);
+
+describe('credential changes across API instances', () => {
+  it('re-enrollment on one instance makes the old credential fail on the other at once', async () => {
+    const { groupId } = await createGroupWithPolicy(a);
+    const secret = (
+      await call(a.baseUrl, 'POST', `/v1/groups/${groupId}/enrollment-secrets`, {
+        token: a.adminToken,
+        body: { name: 'two-instances' },
+      })
+    ).body.secret;
+    const first = await enroll(secret, 'machine-two-instances-1');
+    // B authenticates (and caches) the first credential, and holds a long poll made with it.
+    expect((await bundleOn(b, first.credential)).status).toBe(204);
+    const held = bundleOn(b, first.credential, { prefer: 'wait=30' });
+    await new Promise((r) => setTimeout(r, 300));
+
+    const t0 = Date.now();
+    const second = await enroll(secret, 'machine-two-instances-1');
+    expect(second).toMatchObject({ endpointId: first.endpointId, reenrolled: true });
+    await atOnce(async () => (await bundleOn(b, first.credential)).status === 401);
+    const ended = await held;
+    expect(ended.status).toBe(401);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(ended.body.error.code).toBe('unauthorized');
+    expect((await call(b.baseUrl, 'POST', '/v1/agent/status', { token: first.credential, body: {} })).status).toBe(401);
+
+    // The new credential works on both.
+    expect((await bundleOn(b, second.credential)).status).toBe(204);
+    expect((await bundleOn(a, second.credential)).status).toBe(204);
+
+    // A revocation on A (the same broadcast) ends the new credential on B at once too.
+    const revoked = await call(a.baseUrl, 'POST', `/v1/endpoints/${first.endpointId}/revoke`, { token: a.adminToken });
+    expect(revoked.status).toBe(200);
+    await atOnce(async () => (await bundleOn(b, second.credential)).status === 401);
+  });
+
+  it('a rotation notice re-checks held requests: a still-valid credential is not answered 401', async () => {
+    const { groupId } = await createGroupWithPolicy(a);
+    const secret = (
+      await call(a.baseUrl, 'POST', `/v1/groups/${groupId}/enrollment-secrets`, {
+        token: a.adminToken,
+        body: { name: 'recheck' },
+      })
+    ).body.secret;
+    const ep = await enroll(secret, 'machine-two-instances-2');
+    // A notice that arrives after the new credential's request was held (a race on a real rotation) must not end
+    // that request with 401: it authenticates again and answers as usual (nothing released: 204).
+    const held = bundleOn(b, ep.credential, { prefer: 'wait=30' });
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    b.app.get(BundleCacheService).onCredentialRotated(ep.endpointId);
+    const ended = await held;
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(ended.status).toBe(204);
+    expect((await bundleOn(b, ep.credential)).status).toBe(204);
+  });
+});
