@@ -326,6 +326,9 @@ describe('releases and bundle delivery', () => {
       rings: [10, 100],
       ringIntervalSec: 3600,
     });
+    const badReason = await admin('POST', `/v1/releases/${s4.body.id}/pause`, { reason: 42 });
+    expect(badReason.status).toBe(400);
+    expect(JSON.stringify(badReason.body.error)).toContain('reason');
     expect((await admin('POST', `/v1/releases/${s4.body.id}/pause`, { reason: 'looking' })).body.status).toBe('paused');
     expect((await admin('POST', `/v1/releases/${s4.body.id}/resume`)).body.status).toBe('rolling');
     expect((await admin('POST', `/v1/releases/${s4.body.id}/advance`)).body.status).toBe('completed');

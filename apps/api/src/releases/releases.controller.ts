@@ -62,10 +62,11 @@ export class ReleasesController {
   @ApiBody({ type: ReleaseActionDto, required: false })
   pause(
     @Param('id', new ParseUUIDPipe()) id: string,
-    @Body() body: ReleaseActionDto | undefined,
+    // Typed as the DTO (a union would hide the class from the validation pipe); a bare POST leaves it undefined.
+    @Body() body: ReleaseActionDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<ReleaseViewDto> {
-    return this.releases.pause(id, body?.reason, ctx);
+    return this.releases.pause(id, (body as ReleaseActionDto | undefined)?.reason, ctx);
   }
 
   @Roles('admin')
