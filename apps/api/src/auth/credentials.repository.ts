@@ -1,11 +1,21 @@
 // Looks up stored credential hashes (API tokens and endpoint credentials).
 import { Injectable } from '@nestjs/common';
+import { PgPools } from '../database/pg-pools';
 import { PrismaService } from '../prisma/prisma.service';
 import type { Principal } from './principal';
 
+/** The endpoint-credential lookup: a named (prepared once per connection) statement on the primary. */
+const FIND_ENDPOINT = {
+  name: 'hw-find-endpoint-by-credential',
+  text: 'SELECT id, group_id, hostname, revoked_at FROM endpoints WHERE credential_hash = $1',
+};
+
 @Injectable()
 export class CredentialsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pools: PgPools,
+  ) {}
 
   // Finds a live (not revoked, not expired) API token by hash and stamps its last use.
   async findUserToken(tokenHash: string, now: Date): Promise<Principal | null> {
@@ -18,13 +28,17 @@ export class CredentialsRepository {
     return { kind: 'user', tokenId: token.id, name: token.name, role: token.role };
   }
 
-  // Finds a non-revoked endpoint by its credential hash.
+  // Finds a non-revoked endpoint by its credential hash. Plain pg, not Prisma: every agent lands here after an API
+  // restart (10,000 at once), where Prisma's per-query work costs several times the CPU and garbage.
   async findEndpoint(credentialHash: string): Promise<Principal | null> {
-    const endpoint = await this.prisma.endpoint.findUnique({
-      where: { credentialHash },
-      select: { id: true, groupId: true, hostname: true, revokedAt: true },
-    });
-    if (!endpoint || endpoint.revokedAt) return null;
-    return { kind: 'agent', endpointId: endpoint.id, groupId: endpoint.groupId, name: endpoint.hostname };
+    const res = await this.pools.write.query<{
+      id: string;
+      group_id: string;
+      hostname: string;
+      revoked_at: Date | null;
+    }>({ ...FIND_ENDPOINT, values: [credentialHash] });
+    const endpoint = res.rows[0];
+    if (!endpoint || endpoint.revoked_at) return null;
+    return { kind: 'agent', endpointId: endpoint.id, groupId: endpoint.group_id, name: endpoint.hostname };
   }
 }
