@@ -106,10 +106,10 @@ export async function ensureRows(url, say) {
     for (const { indexdef } of idx.rows) await db.query(indexdef.replace(' ON ONLY ', ' ON '));
     // The hourly rollup, as ingest keeps it (the migration's backfill query).
     await db.query(
-      `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n)
+      `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n)
        SELECT date_bin('1 hour', started_at, TIMESTAMPTZ '2000-01-01 00:00:00+00'), group_id, event,
-              coalesce(decision, ''), status, count(*)
-         FROM hook_runs GROUP BY 1, 2, 3, 4, 5`,
+              coalesce(decision, ''), status, coalesce(policy_revision, ''), count(*)
+         FROM hook_runs GROUP BY 1, 2, 3, 4, 5, 6`,
     );
     await db.query('VACUUM ANALYZE hook_runs');
     await db.query('VACUUM ANALYZE hook_run_hourly');

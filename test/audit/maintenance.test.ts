@@ -81,31 +81,33 @@ it('merges the hourly counts appended for one key and hour into one row, keeping
   const g = ep!.groupId;
   // Three ingest batches' worth of rows in one closed hour, two in another, one in the still-open hour.
   await db.query(
-    `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n) VALUES
-       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', 2),
-       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', 3),
-       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', '', 'failed', 1),
-       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', '', 'failed', 1),
-       ('2027-01-10T10:00:00Z', $1, 'Stop', '', 'ran', 5),
-       ('2027-01-10T11:00:00Z', $1, 'Stop', '', 'ran', 7),
-       ('2027-01-10T11:00:00Z', $1, 'Stop', '', 'ran', 1)`,
+    `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n) VALUES
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', '3', 2),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', '3', 3),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', 'deny', 'ran', '4', 9),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', '', 'failed', '3', 1),
+       ('2027-01-10T09:00:00Z', $1, 'PreToolUse', '', 'failed', '3', 1),
+       ('2027-01-10T10:00:00Z', $1, 'Stop', '', 'ran', '3', 5),
+       ('2027-01-10T11:00:00Z', $1, 'Stop', '', 'ran', '3', 7),
+       ('2027-01-10T11:00:00Z', $1, 'Stop', '', 'ran', '3', 1)`,
     [g],
   );
   const rows = async () =>
     (
-      await db.query<{ hour: string; decision: string; status: string; n: number }>(
-        `SELECT to_char(hour AT TIME ZONE 'UTC', 'HH24') AS hour, decision, status, n::int AS n
-           FROM hook_run_hourly WHERE group_id = $1 ORDER BY 1, 2, 3, 4`,
+      await db.query<{ hour: string; decision: string; status: string; rev: string; n: number }>(
+        `SELECT to_char(hour AT TIME ZONE 'UTC', 'HH24') AS hour, decision, status, policy_revision AS rev, n::int AS n
+           FROM hook_run_hourly WHERE group_id = $1 ORDER BY 1, 2, 3, 4, 5`,
         [g],
       )
     ).rows;
   expect(await service.compactHourlyCounts(new Date('2027-01-10T11:30:00Z'))).toBe(2);
   expect(await rows()).toEqual([
-    { hour: '09', decision: '', status: 'failed', n: 2 },
-    { hour: '09', decision: 'deny', status: 'ran', n: 5 },
-    { hour: '10', decision: '', status: 'ran', n: 5 },
-    { hour: '11', decision: '', status: 'ran', n: 1 },
-    { hour: '11', decision: '', status: 'ran', n: 7 },
+    { hour: '09', decision: '', status: 'failed', rev: '3', n: 2 },
+    { hour: '09', decision: 'deny', status: 'ran', rev: '3', n: 5 },
+    { hour: '09', decision: 'deny', status: 'ran', rev: '4', n: 9 },
+    { hour: '10', decision: '', status: 'ran', rev: '3', n: 5 },
+    { hour: '11', decision: '', status: 'ran', rev: '3', n: 1 },
+    { hour: '11', decision: '', status: 'ran', rev: '3', n: 7 },
   ]);
   expect(await service.compactHourlyCounts(new Date('2027-01-10T11:30:00Z'))).toBe(0);
 });

@@ -58,11 +58,12 @@ const INSERT_SQL = `WITH ins AS (
   SELECT $1::uuid, $2::uuid, $3::timestamptz, ${COLUMNS.map(([n]) => (n === 'record' ? 'u.record::jsonb' : `u.${n}`)).join(', ')}
   FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 4}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
   ON CONFLICT DO NOTHING
-  RETURNING seq, started_at, event, decision, status
+  RETURNING seq, started_at, event, decision, status, policy_revision
 ), counts AS (
-  INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n)
-  SELECT ${HOUR_SQL('started_at')}, $2::uuid, event, coalesce(decision, ''), status, count(*)
-  FROM ins GROUP BY 1, 3, 4, 5
+  INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n)
+  SELECT ${HOUR_SQL('started_at')}, $2::uuid, event, coalesce(decision, ''), status, coalesce(policy_revision, ''),
+         count(*)
+  FROM ins GROUP BY 1, 3, 4, 5, 6
 )
 SELECT seq FROM ins`;
 

@@ -59,13 +59,13 @@ export class MaintenanceRepository {
     const res = await this.pools.write.query<{ merged: number }>(
       `WITH dup AS (
          SELECT hour, group_id FROM hook_run_hourly WHERE hour >= $1 AND hour < $2
-          GROUP BY hour, group_id HAVING count(*) > count(DISTINCT (event, decision, status))
+          GROUP BY hour, group_id HAVING count(*) > count(DISTINCT (event, decision, status, policy_revision))
        ), d AS (
          DELETE FROM hook_run_hourly h USING dup WHERE h.hour = dup.hour AND h.group_id = dup.group_id
-         RETURNING h.hour, h.group_id, h.event, h.decision, h.status, h.n
+         RETURNING h.hour, h.group_id, h.event, h.decision, h.status, h.policy_revision, h.n
        ), ins AS (
-         INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, n)
-         SELECT hour, group_id, event, decision, status, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5
+         INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n)
+         SELECT hour, group_id, event, decision, status, policy_revision, sum(n) FROM d GROUP BY 1, 2, 3, 4, 5, 6
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM d) - (SELECT count(*) FROM ins) AS merged`,

@@ -29,7 +29,7 @@ export const createReleaseSchema = z
       .optional()
       .describe(
         'Auto-pause above this ratio of hook runs that failed or timed out among those that ran under the new ' +
-          'revision (skipped runs do not count; the newest 10,000 runs are considered). Unset: no hook gate',
+          'revision (skipped runs do not count). Unset: no hook gate',
       ),
     minHookRuns: z
       .number()
@@ -121,7 +121,7 @@ export const rolloutSchema = z.object({
       .nullable()
       .describe('Failed or timed-out share of the hook runs that ran under the revision (null: none yet)'),
     endpointsOnRevision: z.number().int(),
-    hookRunsOnRevision: z.number().int().describe('Hook runs that ran under the revision (newest 10,000 at most)'),
+    hookRunsOnRevision: z.number().int().describe('Hook runs that ran under the revision'),
   }),
 });
 export class RolloutDto extends createZodDto(rolloutSchema) {}

@@ -25,8 +25,6 @@ export interface NewRelease {
 
 export class ReleaseConflict extends Error {}
 
-/** The hook failure rate is computed over at most this many of the newest runs on the release's revision. */
-export const HOOK_GATE_SAMPLE = 10_000;
 /** Runs started up to this long before the release was created still count (endpoint clocks drift). */
 const HOOK_GATE_CLOCK_SLACK_MS = 10 * 60_000;
 
@@ -278,21 +276,20 @@ export class ReleasesRepository {
     return { total, failed };
   }
 
-  // Among the group's hook runs recorded under this release's revision (newest HOOK_GATE_SAMPLE that ran, from
-  // shortly before the release was created): how many, and how many failed or timed out. Skipped runs do not count.
-  // Agents stamp each record's `policy_revision` with the bundle revision they had applied (a per-group number), so
-  // (group, revision) names exactly this release; the time bound prunes older partitions. Index-only on
-  // hook_runs_group_revision_time_idx, bounded by the sample size whatever the table holds.
+  // Among the group's hook runs recorded under this release's revision (from a little before the release, for
+  // endpoint clock skew): how many ran (skipped runs excluded) and how many of those failed or timed out. Summed
+  // from the hourly rollup (kept per revision at ingest), so it costs the same at any fleet size.
   async hookRunCounts(
     release: Pick<Release, 'groupId' | 'revision' | 'createdAt'>,
   ): Promise<{ total: number; failed: number }> {
     const since = new Date(release.createdAt.getTime() - HOOK_GATE_CLOCK_SLACK_MS);
     const rows = await this.prisma.$queryRaw<Array<{ total: number; failed: number }>>(Prisma.sql`
-      SELECT count(*)::int AS total, (count(*) FILTER (WHERE status IN ('failed', 'timed_out')))::int AS failed
-        FROM (SELECT status FROM hook_runs
-               WHERE group_id = ${release.groupId}::uuid AND policy_revision = ${String(release.revision)}
-                 AND started_at >= ${since.toISOString()}::timestamptz AND status <> 'skipped'
-               ORDER BY started_at DESC LIMIT ${Prisma.raw(String(HOOK_GATE_SAMPLE))}) AS recent`);
+      SELECT coalesce(sum(n), 0)::int AS total,
+             coalesce(sum(n) FILTER (WHERE status IN ('failed', 'timed_out')), 0)::int AS failed
+        FROM hook_run_hourly
+       WHERE group_id = ${release.groupId}::uuid AND policy_revision = ${String(release.revision)}
+         AND hour >= date_bin('1 hour', ${since.toISOString()}::timestamptz, TIMESTAMPTZ '2000-01-01 00:00:00+00')
+         AND status <> 'skipped'`);
     return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
   }
 
