@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
+import { PgPoolsModule } from '../database/pg-pools';
 import { PrismaModule } from '../prisma/prisma.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -21,7 +22,7 @@ class TokensCliModule {
   static forRoot(config: AppConfig) {
     return {
       module: TokensCliModule,
-      imports: [ConfigModule.forRoot(config), PrismaModule, RedisModule, AuthModule, TokensModule],
+      imports: [ConfigModule.forRoot(config), PrismaModule, PgPoolsModule, RedisModule, AuthModule, TokensModule],
     };
   }
 }
