@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCredentials } from '../../apps/agent-sync/src/state/credentials';
 import { createApp } from '../../apps/api/src/bootstrap';
 import { startTestApi, type TestApi } from '../support/api';
-import { auditorToken, createEndpoints, eventually, startWorker, type TestEndpoint } from '../support/audit-factories';
+import { auditorToken, createEndpoints, eventually, type TestEndpoint } from '../support/audit-factories';
+import { startTestWorker } from '../support/worker';
 import { call } from '../support/http';
 
 const run = promisify(execFile);
@@ -124,7 +125,7 @@ beforeAll(async () => {
   api = await startTestApi({ HOOK_RUN_GAP_GRACE_SEC: '0' });
   app = api.app;
   port = Number(new URL(api.baseUrl).port);
-  worker = await startWorker(api.config);
+  worker = await startTestWorker(api.config);
   db = new pg.Pool({ connectionString: api.db.url, max: 2 });
   auditor = await auditorToken(api);
 });

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { startTestApi } from '../support/api';
 import pg from 'pg';
-import { chainedLines, createEndpoints, eventually, startWorker } from '../support/audit-factories';
+import { chainedLines, createEndpoints, eventually } from '../support/audit-factories';
+import { startTestWorker } from '../support/worker';
 import { ownedRedis } from '../support/redis-server';
 
 // Posts NDJSON lines with an endpoint credential.
@@ -36,7 +37,7 @@ describe('ingest backpressure', () => {
   it('answers 503 with Retry-After while Redis is down; after it returns the retried batch lands exactly once', async () => {
     const redis = await ownedRedis();
     const api = await startTestApi({ REDIS_URL: redis.url });
-    const worker = await startWorker(api.config);
+    const worker = await startTestWorker(api.config);
     const db = new pg.Pool({ connectionString: api.db.url, max: 1 });
     try {
       const [ep] = await createEndpoints(api.db.url, 1);

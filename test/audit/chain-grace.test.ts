@@ -2,11 +2,12 @@
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { startTestApi } from '../support/api';
-import { chainedLines, createEndpoints, eventually, startWorker } from '../support/audit-factories';
+import { chainedLines, createEndpoints, eventually } from '../support/audit-factories';
+import { startTestWorker } from '../support/worker';
 
 it('does not report out-of-order batches as gaps once the late records arrive (grace period)', async () => {
   const graceApi = await startTestApi({ HOOK_RUN_GAP_GRACE_SEC: '30' });
-  const graceWorker = await startWorker(graceApi.config);
+  const graceWorker = await startTestWorker(graceApi.config);
   try {
     const [ep] = await createEndpoints(graceApi.db.url, 1);
     const { lines } = chainedLines(6);

@@ -11,9 +11,9 @@ import {
   createEndpoints,
   eventually,
   runRecord,
-  startWorker,
   type TestEndpoint,
 } from '../support/audit-factories';
+import { startTestWorker } from '../support/worker';
 import { call } from '../support/http';
 
 let api: TestApi;
@@ -24,7 +24,7 @@ let endpoints: TestEndpoint[];
 
 beforeAll(async () => {
   api = await startTestApi({ HOOK_RUN_GAP_GRACE_SEC: '0', HOOK_RUN_UPLOAD_MAX_BYTES: '200000', LOG_LEVEL: 'error' });
-  worker = await startWorker(api.config);
+  worker = await startTestWorker(api.config);
   db = new pg.Pool({ connectionString: api.db.url, max: 2 });
   auditor = await auditorToken(api);
   endpoints = await createEndpoints(api.db.url, 4);

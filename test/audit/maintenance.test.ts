@@ -4,7 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MaintenanceService } from '../../apps/api/src/maintenance/maintenance.service';
 import { startTestApi, type TestApi } from '../support/api';
-import { createEndpoints, startWorker } from '../support/audit-factories';
+import { createEndpoints } from '../support/audit-factories';
+import { startTestWorker } from '../support/worker';
 
 let api: TestApi;
 let worker: INestApplicationContext;
@@ -12,7 +13,7 @@ let db: pg.Pool;
 
 beforeAll(async () => {
   api = await startTestApi({ HOOK_RUN_PARTITIONS_AHEAD: '3', HOOK_RUN_RETENTION_DAYS: '90' });
-  worker = await startWorker(api.config);
+  worker = await startTestWorker(api.config);
   db = new pg.Pool({ connectionString: api.db.url, max: 2 });
 });
 

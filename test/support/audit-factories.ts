@@ -1,14 +1,9 @@
-// Test data for hook-run audit: groups, endpoints with known credentials, auditor tokens, run records, a worker.
+// Test data for hook-run audit: groups, endpoints with known credentials, auditor tokens, run records.
 import { randomUUID } from 'node:crypto';
 import { canonicalJson, type HookEvent, type RunRecord, sha256Hex } from '@hookwarden/hook-core';
-import { NestFactory } from '@nestjs/core';
-import type { INestApplicationContext } from '@nestjs/common';
 import { PrismaClient } from '@prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { AppModule } from '../../apps/api/src/app.module';
 import { AGENT_TOKEN_PREFIX, hashSecret, newSecret } from '../../apps/api/src/auth/principal';
-import type { AppConfig } from '../../apps/api/src/config/config.schema';
-import { WorkerModule } from '../../apps/api/src/queues/worker.module';
 import { TokensService } from '../../apps/api/src/tokens/tokens.service';
 import type { TestApi } from './api';
 
@@ -139,15 +134,6 @@ export function chainedLines(
     prevHash = sha256Hex(line);
   }
   return { lines, lastHash: prevHash };
-}
-
-// Starts the BullMQ worker (ingest + maintenance processors) in-process against the API's database and Redis.
-export async function startWorker(config: AppConfig): Promise<INestApplicationContext> {
-  const ctx = await NestFactory.createApplicationContext(AppModule.forRoot(config, [WorkerModule]), {
-    logger: ['error', 'warn'],
-  });
-  await ctx.init();
-  return ctx;
 }
 
 // Polls `check` until it returns a truthy value or the deadline passes.
