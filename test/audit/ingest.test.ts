@@ -105,6 +105,25 @@ describe('POST /v1/agent/hook-runs', () => {
     expect(sums.rows[0]!.rollup).toBe(sums.rows[0]!.runs);
   });
 
+  it('stores text with backslashes, tabs, newlines and quotes exactly (the bulk COPY path escapes them)', async () => {
+    const [ep] = await createEndpoints(api.db.url, 1);
+    const odd = 'C:\\tools\\x\ta "b"\nnext\r\\N';
+    const rec = runRecord({ seq: 1, startedAt: new Date(), toolName: odd, sessionId: '\\N', stdout: odd });
+    expect((await upload(ep!, [canonicalJson(rec)])).status).toBe(202);
+    await eventually(async () => (await countRows(ep!.id)) === 1);
+    const row = await db.query<{ tool_name: string; session_id: string; record: { stdout: { excerpt: string } } }>(
+      'SELECT tool_name, session_id, record FROM hook_runs WHERE endpoint_id = $1',
+      [ep!.id],
+    );
+    expect(row.rows[0]).toEqual({ tool_name: odd, session_id: '\\N', record: expect.objectContaining({}) });
+    expect(row.rows[0]!.record.stdout.excerpt).toBe(odd);
+    const rollup = await db.query<{ n: number }>(
+      `SELECT sum(n)::int AS n FROM hook_run_hourly WHERE group_id = $1 AND event = 'PreToolUse'`,
+      [ep!.groupId],
+    );
+    expect(rollup.rows[0]!.n).toBe(1);
+  });
+
   it('rejects an invalid record with 400 naming the line and the field, storing nothing', async () => {
     const ep = endpoints[2]!;
     const { lines } = chainedLines(3);
