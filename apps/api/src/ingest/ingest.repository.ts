@@ -7,7 +7,6 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { PgPools } from '../database/pg-pools';
-import { HOUR_SQL } from '../database/hourly-counts';
 import { ensurePartition, monthStart } from '../database/partitions';
 import type { IngestJobData } from './ingest.job';
 
@@ -54,27 +53,18 @@ const COLUMNS: Array<[string, string, (row: IngestJobData['rows'][number]) => un
   ['record', 'text', (r) => r.r],
 ];
 
-// The batch's rows (duplicates skipped) and, in the same statement, the hourly counts of the rows actually inserted
-// (appended, in a stable order; see the hook_run_hourly migration).
-const INSERT_SQL = `WITH ins AS (
-  INSERT INTO hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')})
+// The batch's rows with duplicates skipped (the fallback when COPY meets a stored record); returns the inserted ids.
+const INSERT_SQL = `INSERT INTO hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')})
   SELECT $1::uuid, $2::uuid, $3::timestamptz, ${COLUMNS.map(([n]) => (n === 'record' ? 'u.record::jsonb' : `u.${n}`)).join(', ')}
   FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 4}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
   ON CONFLICT DO NOTHING
-  RETURNING seq, started_at, event, decision, status, policy_revision
-), counts AS (
-  INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n)
-  SELECT ${HOUR_SQL('started_at')}, $2::uuid, event, coalesce(decision, ''), status, coalesce(policy_revision, ''),
-         count(*)
-  FROM ins GROUP BY 1, 3, 4, 5, 6
-)
-SELECT seq FROM ins`;
+  RETURNING id`;
 
 // COPY of a batch straight into hook_runs (PostgreSQL inserts its rows in bulk, about half the work of INSERT … SELECT
 // per row); a duplicate record id aborts it and the batch takes the INSERT … ON CONFLICT path instead.
 const COPY_SQL = `COPY hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')}) FROM STDIN`;
 
-// The hourly counts of rows known to be inserted (the COPY path), appended like the INSERT path's CTE does.
+// Appends the hourly counts of the rows actually inserted (append-only; see the hook_run_hourly migration).
 const COUNTS_SQL = `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n)
   SELECT u.hour, $1::uuid, u.event, u.decision, u.status, u.rev, u.n
   FROM unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[])
@@ -201,20 +191,22 @@ export class IngestRepository {
   // common case: nothing stored yet); a record already stored makes it fail as a whole, and then the rows go through
   // INSERT … ON CONFLICT DO NOTHING, which skips the duplicates.
   private async insertRows(client: pg.PoolClient, job: IngestJobData): Promise<number[]> {
+    let rows = job.rows;
     await client.query('SAVEPOINT hw_copy');
     try {
       await pipeline(Readable.from(copyLines(job)), client.query(copyFrom(COPY_SQL)));
-      await client.query(COUNTS_SQL, [job.groupId, ...hourlyCounts(job.rows)]);
       await client.query('RELEASE SAVEPOINT hw_copy');
-      return job.rows.map((r) => r.c.seq);
     } catch (err) {
       if ((err as { code?: string }).code !== '23505') throw err;
       await client.query('ROLLBACK TO SAVEPOINT hw_copy');
+      const params: unknown[] = [job.endpointId, job.groupId, job.receivedAt];
+      for (const [, , get] of COLUMNS) params.push(job.rows.map(get));
+      const res = await client.query<{ id: string }>(INSERT_SQL, params);
+      const ids = new Set(res.rows.map((r) => r.id));
+      rows = job.rows.filter((r) => ids.delete(r.c.id.toLowerCase())); // each stored id once (PostgreSQL prints uuids in lower case)
     }
-    const params: unknown[] = [job.endpointId, job.groupId, job.receivedAt];
-    for (const [, , get] of COLUMNS) params.push(job.rows.map(get));
-    const res = await client.query<{ seq: number }>(INSERT_SQL, params);
-    return res.rows.map((r) => r.seq);
+    if (rows.length > 0) await client.query(COUNTS_SQL, [job.groupId, ...hourlyCounts(rows)]);
+    return rows.map((r) => r.c.seq);
   }
 
   // Re-walks the chains that have records beyond a pending gap (a gap becomes a finding once its grace has passed).
