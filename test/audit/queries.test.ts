@@ -3,7 +3,7 @@ import { canonicalJson, type RunRecord } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
-import { columnsOf, recordHashOf } from '../../apps/api/src/ingest/run-record';
+import { parseUpload } from '../../apps/api/src/ingest/ingest.parse';
 import { startTestApi, type TestApi } from '../support/api';
 import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
 import { call } from '../support/http';
@@ -24,10 +24,7 @@ async function insert(ep: TestEndpoint, records: RunRecord[]): Promise<void> {
     groupId: ep.groupId,
     receivedAt: new Date().toISOString(),
     droppedTotal: null,
-    rows: records.map((r) => {
-      const line = canonicalJson(r);
-      return { c: columnsOf(r, recordHashOf(r, line)), r: line };
-    }),
+    rows: parseUpload({ kind: 'ndjson', text: records.map((r) => canonicalJson(r)).join('\n') }, records.length),
   });
 }
 

@@ -47,8 +47,16 @@ export const configSchema = z.object({
     .default(16 * 1024 * 1024),
   /** Most records in one upload. */
   HOOK_RUN_UPLOAD_MAX_RECORDS: z.coerce.number().int().min(1).default(5000),
-  /** Ingest jobs waiting beyond which uploads are refused with 429 (the agent keeps its spool). */
+  /** Staged uploads waiting for the worker beyond which uploads are refused with 429 (the agent keeps its spool). */
   HOOK_RUN_INGEST_MAX_WAITING: z.coerce.number().int().min(1).default(2000),
+  /** Inflated bytes of staged uploads waiting for the worker beyond which uploads are refused with 429. */
+  HOOK_RUN_INGEST_MAX_WAITING_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(512 * 1024 * 1024),
+  /** Interval at which the worker drains staged uploads no queue job woke it for (e.g. after losing Redis). */
+  HOOK_RUN_DRAIN_INTERVAL_SEC: z.coerce.number().int().min(1).default(5),
   /** Concurrent ingest jobs per worker process. */
   HOOK_RUN_INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long a sequence gap may stay open (late retries) before it is recorded as a finding. */

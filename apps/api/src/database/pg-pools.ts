@@ -11,6 +11,15 @@ const types = {
     oid === 20 ? (v: string) => Number(v) : defaultParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+// Makes a pool survive a database outage: errors of idle clients (pool 'error') and of checked-out clients (client
+// 'error', which would otherwise crash the process) are reported to `onError`; the query in flight still rejects,
+// the broken client is dropped on release and the next query reconnects.
+export function guardPool(pool: pg.Pool, onError: (err: Error) => void = () => undefined): pg.Pool {
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
+  return pool;
+}
+
 @Injectable()
 export class PgPools implements OnModuleDestroy {
   /** Primary: ingest, maintenance. */
@@ -25,9 +34,9 @@ export class PgPools implements OnModuleDestroy {
       max: config.DATABASE_POOL_MAX,
       types,
     });
-    // Idle-client errors (server restart) must not crash the process; the next query reconnects.
-    this.write.on('error', () => undefined);
-    this.read.on('error', () => undefined);
+    // Client errors (server restart, refused connections) must not crash the process; the next query reconnects.
+    guardPool(this.write);
+    guardPool(this.read);
   }
 
   // Closes both pools on shutdown.

@@ -27,8 +27,10 @@ export class HookRunsController {
   @ReadRoles()
   @Get('hook-runs')
   @ApiOkResponse({ type: HookRunPageDto, description: 'Newest first; pass nextCursor as cursor for the next page.' })
-  list(@Query() q: ListHookRunsQueryDto): Promise<HookRunPageDto> {
-    return this.runs.list(q);
+  list(@Query() q: ListHookRunsQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+    // The service serializes the page from its schema: sent as is.
+    void reply.type('application/json; charset=utf-8');
+    return this.runs.listJson(q);
   }
 
   @ReadRoles()

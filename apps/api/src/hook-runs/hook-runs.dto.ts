@@ -1,6 +1,7 @@
 // Query and response shapes of the auditor hook-run API.
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { hookRunApiSchema } from '../database/hook-run-columns';
 
 const csv = z
   .string()
@@ -33,6 +34,7 @@ export const hookRunFiltersSchema = z.object({
   policyRevision: z.string().min(1).optional().describe('policy revision in force on the endpoint'),
   policyDigest: z.string().min(1).optional(),
   sessionId: z.string().min(1).optional(),
+  toolCommand: z.string().min(1).max(200).optional().describe('substring of the tool command (case-insensitive)'),
   from: z.iso.datetime({ offset: true }).optional().describe('inclusive start time'),
   to: z.iso.datetime({ offset: true }).optional().describe('exclusive end time'),
 });
@@ -56,31 +58,7 @@ export const topQuerySchema = hookRunFiltersSchema.extend({
 });
 export class TopQueryDto extends createZodDto(topQuerySchema) {}
 
-export const hookRunSchema = z.object({
-  id: z.uuid(),
-  startedAt: z.string(),
-  receivedAt: z.string(),
-  endpointId: z.uuid(),
-  groupId: z.uuid(),
-  seq: z.number(),
-  event: z.string(),
-  toolName: z.string().nullable(),
-  hookKey: z.string(),
-  hookHash: z.string().nullable(),
-  managed: z.boolean(),
-  status: z.string(),
-  skipReason: z.string().nullable(),
-  decision: z.string().nullable(),
-  policyRevision: z.string().nullable(),
-  policyDigest: z.string().nullable(),
-  sessionId: z.string().nullable(),
-  turnId: z.string().nullable(),
-  durationMs: z.number().nullable(),
-  exitCode: z.number().nullable(),
-  signal: z.string().nullable(),
-  timedOut: z.boolean(),
-  record: z.record(z.string(), z.unknown()).describe('the full run record as uploaded'),
-});
+export const hookRunSchema = hookRunApiSchema;
 export class HookRunDto extends createZodDto(hookRunSchema) {}
 
 export const hookRunPageSchema = z.object({
@@ -115,7 +93,7 @@ export class TopDto extends createZodDto(topSchema) {}
 export const findingsQuerySchema = z.object({
   endpointId: z.guid().optional(),
   groupId: z.guid().optional(),
-  kind: z.enum(['missing_range', 'broken_link', 'dropped']).optional(),
+  kind: z.enum(['missing_range', 'broken_link', 'dropped', 'quarantined']).optional(),
   includeResolved: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')

@@ -1,13 +1,16 @@
 // Auditor reads of hook_runs on the read pool: keyset pages, one record, COPY-streamed exports, aggregates.
 import { Injectable } from '@nestjs/common';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { to as copyTo } from 'pg-copy-streams';
 import { PrismaService } from '../prisma/prisma.service';
 import { PgPools } from '../database/pg-pools';
 import type { Finding, HookRunFilters } from './hook-runs.dto';
+import type { HookRunRow } from '../database/hook-run-columns';
+import { decodeDeep, ESCAPE_MARK } from '../database/storable-text';
 import {
   CSV_SELECT,
   type Keyset,
+  pageQuery,
   RUN_COLUMNS,
   SqlParams,
   statsQuery,
@@ -16,31 +19,7 @@ import {
   whereSql,
 } from './hook-runs.sql';
 
-export interface HookRunRow {
-  id: string;
-  started_at: Date;
-  received_at: Date;
-  endpoint_id: string;
-  group_id: string;
-  seq: number;
-  event: string;
-  tool_name: string | null;
-  hook_key: string;
-  hook_hash: string | null;
-  managed: boolean;
-  status: string;
-  skip_reason: string | null;
-  decision: string | null;
-  policy_revision: string | null;
-  policy_digest: string | null;
-  session_id: string | null;
-  turn_id: string | null;
-  duration_ms: number | null;
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  record: Record<string, unknown>;
-}
+export type { HookRunRow };
 
 @Injectable()
 export class HookRunsRepository {
@@ -51,18 +30,14 @@ export class HookRunsRepository {
 
   // One page, newest first, strictly after the keyset position when given; fetches limit+1 to know if more exist.
   async page(filters: HookRunFilters, after: Keyset | null, limit: number): Promise<HookRunRow[]> {
-    const p = new SqlParams();
-    const w = whereOf(filters, p);
-    if (after) w.push(`(started_at, id) < (${p.bind(after.t, 'timestamptz')}, ${p.bind(after.i, 'uuid')})`);
-    const sql = `SELECT ${RUN_COLUMNS}, record FROM hook_runs ${whereSql(w)}
-      ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`;
-    return (await this.pools.read.query<HookRunRow>(sql, p.values)).rows;
+    const q = pageQuery(filters, after, limit);
+    return (await this.pools.read.query<HookRunRow>(q.text, q.values)).rows;
   }
 
   // One record by id (any partition).
   async byId(id: string): Promise<HookRunRow | null> {
     const res = await this.pools.read.query<HookRunRow>(
-      `SELECT ${RUN_COLUMNS}, record FROM hook_runs WHERE id = $1::uuid LIMIT 1`,
+      `SELECT ${RUN_COLUMNS} FROM hook_runs WHERE id = $1::uuid LIMIT 1`,
       [id],
     );
     return res.rows[0] ?? null;
@@ -79,17 +54,23 @@ export class HookRunsRepository {
         ? `COPY (SELECT record FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT
              WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')`
         : `COPY (SELECT ${CSV_SELECT} FROM hook_runs ${where} ORDER BY started_at, id) TO STDOUT WITH (FORMAT csv, HEADER)`;
-    const stream = client.query(copyTo(sql));
+    const copy = client.query(copyTo(sql));
+    // NDJSON gives back what the endpoint sent: the rare records stored escaped are decoded line by line.
+    const stream = format === 'ndjson' ? copy.pipe(decodeEscapedLines()) : copy;
+    copy.on('error', (err: Error) => stream.destroy(err));
     let released = false;
     const release = (err?: Error): void => {
       if (released) return;
       released = true;
       // A connection abandoned mid-COPY cannot be reused: destroy it (the server cancels the query).
-      client.release(err ?? (stream.readableEnded ? undefined : new Error('export aborted')));
+      client.release(err ?? (copy.readableEnded ? undefined : new Error('export aborted')));
     };
-    stream.on('end', () => release());
-    stream.on('error', (err: Error) => release(err));
-    stream.on('close', () => release());
+    copy.on('end', () => release());
+    copy.on('error', (err: Error) => release(err));
+    stream.on('close', () => {
+      if (!copy.readableEnded) copy.destroy();
+      release();
+    });
     return stream;
   }
 
@@ -153,4 +134,39 @@ export class HookRunsRepository {
       resolvedAt: r.resolvedAt?.toISOString() ?? null,
     }));
   }
+}
+
+/** The escape mark as UTF-8 bytes (what a line of a record stored escaped contains). */
+const MARK_BYTES = Buffer.from(ESCAPE_MARK, 'utf8');
+
+// A transform of NDJSON that decodes the lines holding escaped text (records with NUL or lone surrogates) and passes
+// every other byte through untouched.
+function decodeEscapedLines(): Transform {
+  let carry: Buffer = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      const end = data.lastIndexOf(0x0a) + 1;
+      carry = data.subarray(end);
+      const whole = data.subarray(0, end);
+      if (whole.length === 0) return done();
+      if (whole.indexOf(MARK_BYTES) < 0) return done(null, whole);
+      const out = whole
+        .toString('utf8')
+        .split('\n')
+        .map((line) => (line.includes(ESCAPE_MARK) ? decodeRecordJson(line) : line))
+        .join('\n');
+      done(null, Buffer.from(out, 'utf8'));
+    },
+    flush(done) {
+      if (carry.length === 0) return done();
+      const line = carry.toString('utf8');
+      done(null, Buffer.from(line.includes(ESCAPE_MARK) ? decodeRecordJson(line) : line, 'utf8'));
+    },
+  });
+}
+
+// The JSON text of a stored record with its escaped strings decoded.
+export function decodeRecordJson(json: string): string {
+  return JSON.stringify(decodeDeep(JSON.parse(json)));
 }

@@ -6,33 +6,44 @@ import type {
   FindingsQueryDto,
   HookRunDto,
   HookRunFilters,
-  HookRunPageDto,
   ListHookRunsQueryDto,
   StatsDto,
   TopDto,
   Finding,
 } from './hook-runs.dto';
-import { type HookRunRow, HookRunsRepository } from './hook-runs.repository';
+import fastJson from 'fast-json-stringify';
+import { type HookRunFlat, hookRunFlatJsonSchema, rowToFlat } from '../database/hook-run-columns';
+import { decodeText } from '../database/storable-text';
+import { decodeRecordJson, type HookRunRow, HookRunsRepository } from './hook-runs.repository';
 import { decodeCursor, encodeCursor } from './hook-runs.sql';
 
 @Injectable()
 export class HookRunsService {
   constructor(private readonly repository: HookRunsRepository) {}
 
-  // A page of runs, newest first.
-  async list(q: ListHookRunsQueryDto): Promise<HookRunPageDto> {
+  // A page of runs, newest first, as the JSON text of a HookRunPageDto (serialized from its schema; the stored
+  // record text is spliced in as is, no parse and re-serialize).
+  async listJson(q: ListHookRunsQueryDto): Promise<string> {
     const rows = await this.repository.page(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
     const more = rows.length > q.limit;
-    const items = rows.slice(0, q.limit).map(toDto);
+    const items = rows.slice(0, q.limit).map(toFlat);
     const last = items[items.length - 1];
-    return { items, nextCursor: more && last ? encodeCursor({ t: last.startedAt, i: last.id }) : null };
+    const nextCursor = more && last ? encodeCursor({ t: last.startedAt, i: last.id }) : null;
+    let out = '{"items":[';
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      const head = stringifyFlat(item);
+      out += `${i ? ',' : ''}${head.slice(0, -1)},"record":${item.record}}`;
+    }
+    return `${out}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
   }
 
   // One run, 404 when unknown.
   async get(id: string): Promise<HookRunDto> {
     const row = await this.repository.byId(id);
     if (!row) throw new ApiError('not_found', `Hook run ${id} not found`);
-    return toDto(row);
+    const flat = toFlat(row);
+    return { ...flat, record: JSON.parse(flat.record) as Record<string, unknown> };
   }
 
   // A streamed export of the filtered runs.
@@ -93,31 +104,12 @@ function withDefaultRange(f: HookRunFilters): HookRunFilters {
   return { ...f, from: new Date(Date.now() - 86_400_000).toISOString() };
 }
 
-// Maps a row to the API shape.
-function toDto(r: HookRunRow): HookRunDto {
-  return {
-    id: r.id,
-    startedAt: r.started_at.toISOString(),
-    receivedAt: r.received_at.toISOString(),
-    endpointId: r.endpoint_id,
-    groupId: r.group_id,
-    seq: r.seq,
-    event: r.event,
-    toolName: r.tool_name,
-    hookKey: r.hook_key,
-    hookHash: r.hook_hash,
-    managed: r.managed,
-    status: r.status,
-    skipReason: r.skip_reason,
-    decision: r.decision,
-    policyRevision: r.policy_revision,
-    policyDigest: r.policy_digest,
-    sessionId: r.session_id,
-    turnId: r.turn_id,
-    durationMs: r.duration_ms,
-    exitCode: r.exit_code,
-    signal: r.signal,
-    timedOut: r.timed_out,
-    record: r.record,
-  };
+// Maps a row to the API shape, its record left as JSON text (escaped text decoded).
+function toFlat(r: HookRunRow): HookRunFlat {
+  return rowToFlat(r, decodeText, decodeRecordJson);
 }
+
+/** The compiled serializer of one run without its record. */
+const stringifyFlat = fastJson(hookRunFlatJsonSchema as unknown as Parameters<typeof fastJson>[0]) as (
+  item: Omit<HookRunFlat, 'record'>,
+) => string;

@@ -1,38 +1,20 @@
 // SQL fragments for hook-run queries: WHERE clauses from filters (bound or inlined for COPY) and keyset cursors.
 import { ApiError } from '../common/api-error';
 import { bucketSql } from '../database/hourly-counts';
+import {
+  API_SELECT,
+  CSV_SELECT,
+  FILTER_COLUMNS,
+  type FilterColumnName,
+  RUN_ONLY_FILTERS,
+  sqlName,
+} from '../database/hook-run-columns';
 import type { HookRunFilters } from './hook-runs.dto';
 
-/** Columns returned for one hook run. */
-export const RUN_COLUMNS = `id, started_at, received_at, endpoint_id, group_id, seq, event, tool_name, hook_key, hook_hash,
-  managed, status, skip_reason, decision, policy_revision, policy_digest, session_id, turn_id, duration_ms, exit_code,
-  signal, timed_out`;
+/** Columns returned for one hook run (from the column table, aliased to the API names; the record as its text). */
+export const RUN_COLUMNS = API_SELECT;
 
-/** Text columns whose values come from endpoints unchecked (event and status are enums validated on ingest). */
-const FREE_TEXT_COLUMNS = new Set([
-  'tool_name',
-  'hook_key',
-  'hook_hash',
-  'skip_reason',
-  'decision',
-  'policy_revision',
-  'policy_digest',
-  'session_id',
-  'turn_id',
-  'signal',
-]);
-
-// A text value a spreadsheet would run as a formula (leading =, +, -, @, tab or CR) prefixed with ' (OWASP CSV
-// injection advice); evaluated by PostgreSQL per row, so the export still streams.
-function csvSafe(column: string): string {
-  return `CASE WHEN left(${column}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || ${column} ELSE ${column} END AS ${column}`;
-}
-
-/** The CSV export's select list: RUN_COLUMNS, free-text columns neutralised (numbers, times, ids untouched). */
-export const CSV_SELECT = RUN_COLUMNS.split(',')
-  .map((c) => c.trim())
-  .map((c) => (FREE_TEXT_COLUMNS.has(c) ? csvSafe(c) : c))
-  .join(', ');
+export { CSV_SELECT };
 
 /** Collects values as `$n` placeholders, or inlines them as escaped literals (COPY takes no parameters). */
 export class SqlParams {
@@ -51,24 +33,32 @@ export class SqlParams {
   }
 }
 
-// The WHERE conditions of a filter set.
+/** True when two key sets are the same (compile-time check). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Every query filter except the time range is a filterable column of the table, and every such column a filter. */
+const FILTERS_MATCH_COLUMNS: Same<Exclude<keyof HookRunFilters, 'from' | 'to'>, FilterColumnName> = true;
+void FILTERS_MATCH_COLUMNS;
+
+// A LIKE pattern matching `text` anywhere, its wildcards escaped (matched literally, in linear time).
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+// The WHERE conditions of a filter set (each filterable column by its kind, then the time range).
 export function whereOf(f: HookRunFilters, p: SqlParams): string[] {
   const w: string[] = [];
-  if (f.endpointId) w.push(`endpoint_id = ${p.bind(f.endpointId, 'uuid')}`);
-  if (f.groupId) w.push(`group_id = ${p.bind(f.groupId, 'uuid')}`);
-  if (f.event) w.push(f.event.length === 1 ? `event = ${p.bind(f.event[0])}` : `event = ANY(${p.bind(f.event)})`);
-  if (f.toolName) w.push(`tool_name = ${p.bind(f.toolName)}`);
-  if (f.decision) {
-    w.push(f.decision.length === 1 ? `decision = ${p.bind(f.decision[0])}` : `decision = ANY(${p.bind(f.decision)})`);
+  for (const [k, c] of FILTER_COLUMNS) {
+    const v = f[k] as unknown;
+    if (v === undefined) continue;
+    const col = sqlName(k);
+    if (c.filter === 'any' && Array.isArray(v)) {
+      w.push(v.length === 1 ? `${col} = ${p.bind(v[0], c.pg)}` : `${col} = ANY(${p.bind(v, c.pg)})`);
+    } else if (c.filter === 'substring') {
+      w.push(`${col} ILIKE ${p.bind(containsPattern(String(v)))} ESCAPE '\\'`);
+    } else {
+      w.push(`${col} = ${p.bind(v, c.pg)}`);
+    }
   }
-  if (f.status) w.push(f.status.length === 1 ? `status = ${p.bind(f.status[0])}` : `status = ANY(${p.bind(f.status)})`);
-  if (f.skipReason) w.push(`skip_reason = ${p.bind(f.skipReason)}`);
-  if (f.hookKey) w.push(`hook_key = ${p.bind(f.hookKey)}`);
-  if (f.hookHash) w.push(`hook_hash = ${p.bind(f.hookHash)}`);
-  if (f.managed !== undefined) w.push(`managed = ${p.bind(f.managed, 'bool')}`);
-  if (f.policyRevision !== undefined) w.push(`policy_revision = ${p.bind(f.policyRevision)}`);
-  if (f.policyDigest) w.push(`policy_digest = ${p.bind(f.policyDigest)}`);
-  if (f.sessionId) w.push(`session_id = ${p.bind(f.sessionId)}`);
   if (f.from) w.push(`started_at >= ${p.bind(f.from, 'timestamptz')}`);
   if (f.to) w.push(`started_at < ${p.bind(f.to, 'timestamptz')}`);
   return w;
@@ -112,19 +102,6 @@ export interface StatsRow {
   n: number;
 }
 
-/** Filters the hourly rollup cannot answer (it keeps counts per group, event, decision and status only). */
-const RUN_ONLY_FILTERS = [
-  'endpointId',
-  'toolName',
-  'skipReason',
-  'hookKey',
-  'hookHash',
-  'managed',
-  'policyRevision',
-  'policyDigest',
-  'sessionId',
-] as const satisfies ReadonlyArray<keyof HookRunFilters>;
-
 // The whole hours of the range the rollup can answer (null: the filters need the runs themselves, or no whole hour).
 export function rollupHours(f: HookRunFilters): { from: Date | null; to: Date | null } | null {
   if (RUN_ONLY_FILTERS.some((k) => f[k] !== undefined)) return null;
@@ -166,4 +143,19 @@ export function statsQuery(filters: HookRunFilters, bucket: 'hour' | 'day'): { t
       ? parts[0]!
       : `SELECT b, event, decision, status, sum(n)::int8 AS n FROM (${parts.join(' UNION ALL ')}) x GROUP BY 1, 2, 3, 4`;
   return { text: `${text} ORDER BY 1, 2, 3, 4`, values: p.values };
+}
+
+// The SQL of one page, newest first, strictly after the keyset position when given (limit+1 rows: more exist?).
+export function pageQuery(
+  filters: HookRunFilters,
+  after: Keyset | null,
+  limit: number,
+): { text: string; values: unknown[] } {
+  const p = new SqlParams();
+  const w = whereOf(filters, p);
+  if (after) w.push(`(started_at, id) < (${p.bind(after.t, 'timestamptz')}, ${p.bind(after.i, 'uuid')})`);
+  return {
+    text: `SELECT ${RUN_COLUMNS} FROM hook_runs ${whereSql(w)} ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`,
+    values: p.values,
+  };
 }

@@ -4,6 +4,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export const NDJSON = 'application/x-ndjson';
 
+/** An NDJSON upload: the text (inflated) and, when it came gzip-encoded, the compressed bytes as received. */
+export class NdjsonBody {
+  constructor(
+    readonly text: string,
+    readonly gzip: Buffer | null,
+    /** Inflated size in bytes. */
+    readonly bytes: number,
+  ) {}
+}
+
 /** An error Fastify renders with its status (the global filter turns it into the one error shape). */
 class BodyError extends Error {
   constructor(
@@ -15,7 +25,7 @@ class BodyError extends Error {
 }
 
 // Reads the raw body stream (inflating gzip), refusing beyond `maxBytes` either compressed or inflated.
-function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes: number): Promise<string> {
+function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes: number): Promise<NdjsonBody> {
   return new Promise((resolve, reject) => {
     const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity' && encoding !== 'gzip') {
@@ -23,6 +33,7 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
       return;
     }
     const chunks: Buffer[] = [];
+    const rawChunks: Buffer[] = [];
     let size = 0;
     let raw = 0;
     let done = false;
@@ -35,6 +46,7 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
     payload.on('data', (chunk: Buffer) => {
       raw += chunk.length;
       if (raw > maxBytes) fail(new BodyError(413, `Upload larger than ${maxBytes} bytes`));
+      else if (encoding === 'gzip') rawChunks.push(chunk);
     });
     const source = encoding === 'gzip' ? payload.pipe(createGunzip()) : payload;
     source.on('data', (chunk: Buffer) => {
@@ -53,7 +65,8 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
     source.on('end', () => {
       if (done) return;
       done = true;
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      const inflated = Buffer.concat(chunks);
+      resolve(new NdjsonBody(inflated.toString('utf8'), encoding === 'gzip' ? Buffer.concat(rawChunks) : null, size));
     });
   });
 }

@@ -1,12 +1,14 @@
-// The payload of one ingest job: one uploaded batch, already validated and reduced to columns + raw record text.
-import type { HookRunColumns } from './run-record';
+// The payloads of ingest: the queue job (a wake-up naming a staged upload) and a batch reduced to rows.
+import type { IngestRow } from './ingest.parse';
 
-export interface IngestRow {
-  c: HookRunColumns;
-  /** The record as JSON text (stored as jsonb). */
-  r: string;
+export type { IngestRow };
+
+/** The BullMQ job: which staged upload (hook_run_uploads) to store. Redis never holds the records themselves. */
+export interface IngestWakeData {
+  uploadId: string;
 }
 
+/** One batch ready to store. */
 export interface IngestJobData {
   endpointId: string;
   groupId: string;

@@ -1,17 +1,24 @@
-// BullMQ processor of the ingest queue: one job = one uploaded batch, written in bulk; failures rethrow (retried).
+// BullMQ processor of the ingest queue: a job wakes the worker for one staged upload (hook_run_uploads), stored in
+// bulk; a periodic drain stores staged uploads no job woke it for (Redis lost, enqueue failed), from start on.
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { QUEUES } from '../queues/queue-names';
 import { ReleasesService } from '../releases/releases.service';
-import type { IngestJobData } from './ingest.job';
+import type { IngestWakeData } from './ingest.job';
 import { IngestRepository, type IngestResult } from './ingest.repository';
 
+/** Staged uploads fetched per drain step. */
+const DRAIN_STEP = 50;
+
 @Processor(QUEUES.ingest)
-export class IngestProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class IngestProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('IngestProcessor');
+  private drainTimer: NodeJS.Timeout | null = null;
+  private draining: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(
     private readonly repository: IngestRepository,
@@ -21,27 +28,74 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
     super();
   }
 
-  // Applies the configured concurrency once the worker exists.
+  // Applies the configured concurrency once the worker exists, drains what is staged, then keeps draining.
   onApplicationBootstrap(): void {
     this.worker.concurrency = this.config.HOOK_RUN_INGEST_CONCURRENCY;
+    const tick = (): void => {
+      if (this.stopped) return;
+      this.draining ??= this.drain().finally(() => {
+        this.draining = null;
+        if (!this.stopped) this.drainTimer = setTimeout(tick, this.config.HOOK_RUN_DRAIN_INTERVAL_SEC * 1000);
+      });
+    };
+    tick();
   }
 
-  // Writes the batch (any error propagates so BullMQ retries with backoff), then queues the group's rollout gate
-  // check so a rollout whose hooks fail pauses without waiting for its next ring advance.
-  async process(job: Job<IngestJobData>): Promise<IngestResult> {
-    const result = await this.repository.ingestBatch(job.data);
-    if (result.inserted > 0) {
-      await this.releases.scheduleGateCheck(job.data.groupId).catch((err: unknown) => {
-        // The batch is stored; the ring advance job still gates before it moves on.
-        this.logger.warn(`could not queue the gate check of group ${job.data.groupId}: ${(err as Error).message}`);
-      });
-    }
+  // Stops the drain loop and waits for the current step.
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    await this.draining;
+  }
+
+  // Stores the staged upload the job names (any error propagates so BullMQ retries; the drain retries as well).
+  async process(job: Job<IngestWakeData>): Promise<IngestResult | null> {
+    const result = await this.repository.ingestUpload(job.data.uploadId);
+    if (result) this.afterStore(result, job.data.uploadId);
     return result;
   }
 
-  // Logs batches that failed an attempt (they are retried until attempts run out).
+  // Stores every due staged upload, oldest first; errors leave the upload staged for a later attempt.
+  async drain(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.stopped) return;
+        const ids = await this.repository.dueUploads(DRAIN_STEP);
+        let progressed = 0;
+        for (const id of ids) {
+          if (this.stopped) return;
+          try {
+            const result = await this.repository.ingestUpload(id);
+            if (result) {
+              progressed++;
+              this.afterStore(result, id);
+            }
+          } catch (err) {
+            this.logger.warn(`staged upload ${id} not stored yet: ${(err as Error).message}`);
+          }
+        }
+        if (ids.length < DRAIN_STEP || progressed === 0) return;
+      }
+    } catch (err) {
+      this.logger.warn(`drain of staged uploads failed (retrying later): ${(err as Error).message}`);
+    }
+  }
+
+  // Queues the group's rollout gate check so a rollout whose hooks fail pauses without waiting for its next ring (not
+  // awaited: without Redis it waits for the connection, and storing must not).
+  private afterStore(result: IngestResult & { groupId: string }, uploadId: string): void {
+    if (result.quarantined > 0) this.logger.warn(`upload ${uploadId}: ${result.quarantined} record(s) quarantined`);
+    if (result.inserted === 0) return;
+    const groupId = result.groupId;
+    void this.releases.scheduleGateCheck(groupId).catch((err: unknown) => {
+      // The batch is stored; the ring advance job still gates before it moves on.
+      this.logger.warn(`could not queue the gate check of group ${groupId}: ${(err as Error).message}`);
+    });
+  }
+
+  // Logs wake-ups that failed an attempt (the upload stays staged; BullMQ and the drain retry).
   @OnWorkerEvent('failed')
-  onFailed(job: Job<IngestJobData> | undefined, err: Error): void {
+  onFailed(job: Job<IngestWakeData> | undefined, err: Error): void {
     this.logger.warn(`ingest job ${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`);
   }
 }

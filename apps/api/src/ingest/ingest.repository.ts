@@ -1,14 +1,25 @@
 // Writes hook-run batches in bulk and keeps each endpoint's record chain (sequence + hash links) with its findings.
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { gunzipSync } from 'node:zlib';
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { PgPools } from '../database/pg-pools';
+import {
+  COLUMN_NAMES,
+  type ColumnName,
+  HOOK_RUN_COLUMNS,
+  type RecordColumnName,
+  sqlName,
+} from '../database/hook-run-columns';
 import { ensurePartition, monthStart } from '../database/partitions';
+import { ApiError } from '../common/api-error';
 import type { IngestJobData } from './ingest.job';
+import { type IngestRow, parseUpload, type UploadBody } from './ingest.parse';
 
 /** Rows fetched per step while walking a chain forward. */
 const WALK_STEP = 2000;
@@ -27,48 +38,58 @@ interface ChainState {
   lastHash: string | null;
 }
 
-// Column list of the bulk insert: name, array element type, value getter.
-const COLUMNS: Array<[string, string, (row: IngestJobData['rows'][number]) => unknown]> = [
-  ['id', 'uuid', (r) => r.c.id],
-  ['started_at', 'timestamptz', (r) => r.c.startedAt],
-  ['seq', 'int8', (r) => r.c.seq],
-  ['prev_hash', 'text', (r) => r.c.prevHash],
-  ['record_hash', 'text', (r) => r.c.recordHash],
-  ['event', 'text', (r) => r.c.event],
-  ['tool_name', 'text', (r) => r.c.toolName],
-  ['hook_key', 'text', (r) => r.c.hookKey],
-  ['hook_hash', 'text', (r) => r.c.hookHash],
-  ['managed', 'bool', (r) => r.c.managed],
-  ['status', 'text', (r) => r.c.status],
-  ['skip_reason', 'text', (r) => r.c.skipReason],
-  ['decision', 'text', (r) => r.c.decision],
-  ['policy_revision', 'text', (r) => r.c.policyRevision],
-  ['policy_digest', 'text', (r) => r.c.policyDigest],
-  ['session_id', 'text', (r) => r.c.sessionId],
-  ['turn_id', 'text', (r) => r.c.turnId],
-  ['duration_ms', 'int4', (r) => r.c.durationMs],
-  ['exit_code', 'int4', (r) => r.c.exitCode],
-  ['signal', 'text', (r) => r.c.signal],
-  ['timed_out', 'bool', (r) => r.c.timedOut],
-  ['record', 'text', (r) => r.r],
-];
+/** Columns taken from the upload rather than the record. */
+type UploadColumnName = Exclude<ColumnName, RecordColumnName>;
+const UPLOAD_VALUES = {
+  receivedAt: (job) => job.receivedAt,
+  endpointId: (job) => job.endpointId,
+  groupId: (job) => job.groupId,
+} satisfies Record<UploadColumnName, (job: IngestJobData) => string>;
+
+/** One value of a row for COPY / unnest. */
+type Getter = (row: IngestRow, job: IngestJobData) => string | number | boolean | null;
+// Column list of the bulk insert (from the one column table): SQL name, array element type, value getter.
+const COLUMNS: Array<[string, string, Getter]> = COLUMN_NAMES.map((k) => {
+  const spec = HOOK_RUN_COLUMNS[k];
+  const get: Getter =
+    spec.from === 'upload'
+      ? (_row, job) => UPLOAD_VALUES[k as UploadColumnName](job)
+      : (row) => row.c[k as RecordColumnName];
+  return [sqlName(k), spec.pg === 'jsonb' ? 'text' : spec.pg, get];
+});
+const JSONB = new Set(COLUMN_NAMES.filter((k) => HOOK_RUN_COLUMNS[k].pg === 'jsonb').map(sqlName));
 
 // The batch's rows with duplicates skipped (the fallback when COPY meets a stored record); returns the inserted ids.
-const INSERT_SQL = `INSERT INTO hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')})
-  SELECT $1::uuid, $2::uuid, $3::timestamptz, ${COLUMNS.map(([n]) => (n === 'record' ? 'u.record::jsonb' : `u.${n}`)).join(', ')}
-  FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 4}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
+const INSERT_SQL = `INSERT INTO hook_runs (${COLUMNS.map(([n]) => n).join(', ')})
+  SELECT ${COLUMNS.map(([n]) => (JSONB.has(n) ? `u.${n}::jsonb` : `u.${n}`)).join(', ')}
+  FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
   ON CONFLICT DO NOTHING
   RETURNING id`;
 
 // COPY of a batch straight into hook_runs (PostgreSQL inserts its rows in bulk, about half the work of INSERT … SELECT
 // per row); a duplicate record id aborts it and the batch takes the INSERT … ON CONFLICT path instead.
-const COPY_SQL = `COPY hook_runs (endpoint_id, group_id, received_at, ${COLUMNS.map(([n]) => n).join(', ')}) FROM STDIN`;
+const COPY_SQL = `COPY hook_runs (${COLUMNS.map(([n]) => n).join(', ')}) FROM STDIN`;
 
 // Appends the hourly counts of the rows actually inserted (append-only; see the hook_run_hourly migration).
 const COUNTS_SQL = `INSERT INTO hook_run_hourly (hour, group_id, event, decision, status, policy_revision, n)
   SELECT u.hour, $1::uuid, u.event, u.decision, u.status, u.rev, u.n
   FROM unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[])
     AS u(hour, event, decision, status, rev, n)`;
+
+// Keeps a record PostgreSQL refused on its own (byte for byte, with the error); null when it was already kept.
+const QUARANTINE_SQL = `INSERT INTO hook_run_quarantine
+    (id, endpoint_id, group_id, received_at, record_id, seq, prev_hash, record_hash, gap, line, error, sqlstate)
+  VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+  ON CONFLICT (endpoint_id, record_hash) DO NOTHING RETURNING id`;
+
+/** SQLSTATE classes of errors one record's values cause (data exception, integrity, program limit). */
+const RECORD_ERROR_CLASSES = new Set(['22', '23', '54']);
+
+// True when PostgreSQL refused the values themselves (a record problem), not the connection or the server.
+function isRecordError(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && RECORD_ERROR_CLASSES.has(code.slice(0, 2));
+}
 
 // One value in COPY's text format (\N for null; backslash, tab, newline and CR escaped).
 function copyText(v: string | number | boolean | null | undefined): string {
@@ -81,14 +102,12 @@ function copyText(v: string | number | boolean | null | undefined): string {
 }
 
 // The batch as COPY text lines.
-function* copyLines(job: IngestJobData): Generator<string> {
-  const head = `${job.endpointId}\t${job.groupId}\t${job.receivedAt}`;
-  for (const row of job.rows)
-    yield `${head}\t${COLUMNS.map(([, , get]) => copyText(get(row) as string | number | boolean | null)).join('\t')}\n`;
+function* copyLines(job: IngestJobData, rows: IngestRow[]): Generator<string> {
+  for (const row of rows) yield `${COLUMNS.map(([, , get]) => copyText(get(row, job))).join('\t')}\n`;
 }
 
 // Counts of the batch's rows per UTC hour, event, decision, status and policy revision (the rollup's key).
-function hourlyCounts(rows: IngestJobData['rows']): unknown[][] {
+function hourlyCounts(rows: IngestRow[]): unknown[][] {
   const counts = new Map<string, { k: string[]; n: number }>();
   for (const { c } of rows) {
     const t = Date.parse(c.startedAt);
@@ -107,8 +126,23 @@ function hourlyCounts(rows: IngestJobData['rows']): unknown[][] {
   return cols;
 }
 
+/** An upload as staged in hook_run_uploads before the API answers 202. */
+export interface StagedUpload {
+  id: string;
+  endpointId: string;
+  groupId: string;
+  receivedAt: string;
+  droppedTotal: number | null;
+  records: number;
+  bytes: number;
+  encoding: 'gzip' | 'ndjson' | 'json';
+  body: Buffer;
+}
+
 export interface IngestResult {
   inserted: number;
+  /** Records PostgreSQL refused on their own, kept in hook_run_quarantine. */
+  quarantined: number;
   findings: number;
 }
 
@@ -121,64 +155,105 @@ export class IngestRepository {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  // Stages an accepted upload (the API's side of "accepted means stored"); a re-sent identical upload is staged once.
+  async stage(u: StagedUpload): Promise<void> {
+    await this.pools.write.query(
+      `INSERT INTO hook_run_uploads (id, endpoint_id, group_id, received_at, dropped_total, records, bytes, encoding, body)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+      [u.id, u.endpointId, u.groupId, u.receivedAt, u.droppedTotal, u.records, u.bytes, u.encoding, u.body],
+    );
+  }
+
+  // The staged uploads waiting for a worker: how many, and their inflated bytes.
+  async stagedDepth(): Promise<{ count: number; bytes: number }> {
+    const res = await this.pools.write.query<{ count: number; bytes: number }>(
+      'SELECT count(*)::int AS count, coalesce(sum(bytes), 0)::int8 AS bytes FROM hook_run_uploads',
+    );
+    return res.rows[0]!;
+  }
+
+  // Staged uploads due for an attempt, oldest first (the drain's work list).
+  async dueUploads(limit: number): Promise<string[]> {
+    const res = await this.pools.write.query<{ id: string }>(
+      'SELECT id FROM hook_run_uploads WHERE next_attempt_at <= now() ORDER BY received_at LIMIT $1',
+      [limit],
+    );
+    return res.rows.map((r) => r.id);
+  }
+
+  // Stores one staged upload and deletes it in the same transaction (exactly once, whoever gets there first); null
+  // when it is gone or another worker holds it. A failure leaves it staged with its error and a later attempt time.
+  async ingestUpload(uploadId: string): Promise<(IngestResult & { groupId: string }) | null> {
+    const client = await this.pools.write.connect();
+    try {
+      await client.query('BEGIN');
+      const res = await client.query<{
+        endpoint_id: string;
+        group_id: string;
+        received_at: Date;
+        dropped_total: number | null;
+        encoding: string;
+        body: Buffer;
+      }>(
+        `SELECT endpoint_id, group_id, received_at, dropped_total, encoding, body FROM hook_run_uploads
+          WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+        [uploadId],
+      );
+      const up = res.rows[0];
+      if (!up) {
+        await client.query('ROLLBACK');
+        return null;
+      }
+      const base = {
+        endpointId: up.endpoint_id,
+        groupId: up.group_id,
+        receivedAt: up.received_at.toISOString(),
+        droppedTotal: up.dropped_total,
+      };
+      let result: IngestResult;
+      let rows: IngestRow[] | null = null;
+      let unreadable: string | null = null;
+      try {
+        rows = parseUpload(bodyOf(up.encoding, up.body), Number.MAX_SAFE_INTEGER);
+      } catch (err) {
+        unreadable = err instanceof ApiError ? err.message : `unreadable upload: ${(err as Error).message}`;
+      }
+      if (rows) {
+        await this.ensureMonths(rows.map((r) => r.c.startedAt));
+        result = await this.store(client, { ...base, rows });
+      } else {
+        // The API validated it, so this should not happen: keep the whole upload as one quarantined entry.
+        const kept = await this.quarantine(client, base, null, up.body, unreadable ?? 'unreadable', null);
+        result = { inserted: 0, quarantined: kept ? 1 : 0, findings: kept ? 1 : 0 };
+      }
+      await client.query('DELETE FROM hook_run_uploads WHERE id = $1', [uploadId]);
+      await client.query('COMMIT');
+      return { ...result, groupId: up.group_id };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await this.pools.write
+        .query(
+          `UPDATE hook_run_uploads SET attempts = attempts + 1, last_error = left($2, 2000),
+             next_attempt_at = now() + make_interval(secs => least(300, power(2, least(attempts, 12))))
+           WHERE id = $1`,
+          [uploadId, (err as Error).message],
+        )
+        .catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
   // Inserts a batch (duplicates ignored), then advances the endpoint's chain and records findings, in one transaction.
   async ingestBatch(job: IngestJobData): Promise<IngestResult> {
     await this.ensureMonths(job.rows.map((r) => r.c.startedAt));
     const client = await this.pools.write.connect();
     try {
       await client.query('BEGIN');
-      const minSeq = job.rows.reduce((m, r) => Math.min(m, r.c.seq), 1);
-      await client.query('INSERT INTO hook_run_chains (endpoint_id, next_seq) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-        job.endpointId,
-        minSeq,
-      ]);
-      const chainRes = await client.query<{
-        next_seq: number;
-        last_hash: string | null;
-        dropped_total: number;
-        max_seq: number;
-      }>('SELECT next_seq, last_hash, dropped_total, max_seq FROM hook_run_chains WHERE endpoint_id = $1 FOR UPDATE', [
-        job.endpointId,
-      ]);
-      const chain = chainRes.rows[0]!;
-      const inserted = job.rows.length > 0 ? await this.insertRows(client, job) : [];
-      let findings = 0;
-      const late = inserted.filter((s) => s < chain.next_seq);
-      if (late.length > 0) await this.resolveFilledGaps(client, job.endpointId, Math.min(...late), Math.max(...late));
-      // The spool's lifetime drop count (informational: each drop is recorded from the record carrying its gap).
-      if (job.droppedTotal !== null && job.droppedTotal > chain.dropped_total) {
-        await client.query('UPDATE hook_run_chains SET dropped_total = $2 WHERE endpoint_id = $1', [
-          job.endpointId,
-          job.droppedTotal,
-        ]);
-      }
-      // The common case, an in-order batch with nothing stored ahead of it, is walked from memory (same rules).
-      const inOrder =
-        inserted.length === job.rows.length &&
-        chain.max_seq < chain.next_seq &&
-        job.rows.every((r) => r.c.seq >= chain.next_seq);
-      const receivedAt = new Date(job.receivedAt);
-      const preloaded: WalkRow[] | undefined = inOrder
-        ? job.rows
-            .map((r) => ({
-              seq: r.c.seq,
-              prev_hash: r.c.prevHash,
-              record_hash: r.c.recordHash,
-              received_at: receivedAt,
-              gap: r.c.gap ?? null,
-            }))
-            .sort((a, b) => a.seq - b.seq)
-        : undefined;
-      findings += await this.walk(
-        client,
-        job.endpointId,
-        job.groupId,
-        { nextSeq: chain.next_seq, lastHash: chain.last_hash },
-        inserted.length ? Math.max(...inserted) : 0,
-        preloaded,
-      );
+      const result = await this.store(client, job);
       await client.query('COMMIT');
-      return { inserted: inserted.length, findings };
+      return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
@@ -187,26 +262,157 @@ export class IngestRepository {
     }
   }
 
-  // Stores the batch's rows and their hourly counts; returns the sequence numbers actually inserted. COPY first (the
-  // common case: nothing stored yet); a record already stored makes it fail as a whole, and then the rows go through
-  // INSERT … ON CONFLICT DO NOTHING, which skips the duplicates.
-  private async insertRows(client: pg.PoolClient, job: IngestJobData): Promise<number[]> {
-    let rows = job.rows;
+  // The batch's rows, chain state and findings, inside the caller's transaction.
+  private async store(client: pg.PoolClient, job: IngestJobData): Promise<IngestResult> {
+    const minSeq = job.rows.reduce((m, r) => Math.min(m, r.c.seq), 1);
+    await client.query('INSERT INTO hook_run_chains (endpoint_id, next_seq) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      job.endpointId,
+      minSeq,
+    ]);
+    const chainRes = await client.query<{
+      next_seq: number;
+      last_hash: string | null;
+      dropped_total: number;
+      max_seq: number;
+    }>('SELECT next_seq, last_hash, dropped_total, max_seq FROM hook_run_chains WHERE endpoint_id = $1 FOR UPDATE', [
+      job.endpointId,
+    ]);
+    const chain = chainRes.rows[0]!;
+    const written = job.rows.length > 0 ? await this.insertRows(client, job) : { seqs: [], stored: 0, quarantined: 0 };
+    const inserted = written.seqs;
+    let findings = written.quarantined;
+    const late = inserted.filter((s) => s < chain.next_seq);
+    if (late.length > 0) await this.resolveFilledGaps(client, job.endpointId, Math.min(...late), Math.max(...late));
+    // The spool's lifetime drop count (informational: each drop is recorded from the record carrying its gap).
+    if (job.droppedTotal !== null && job.droppedTotal > chain.dropped_total) {
+      await client.query('UPDATE hook_run_chains SET dropped_total = $2 WHERE endpoint_id = $1', [
+        job.endpointId,
+        job.droppedTotal,
+      ]);
+    }
+    // The common case, an in-order batch with nothing stored ahead of it, is walked from memory (same rules).
+    const inOrder =
+      written.stored === job.rows.length &&
+      chain.max_seq < chain.next_seq &&
+      job.rows.every((r) => r.c.seq >= chain.next_seq);
+    const receivedAt = new Date(job.receivedAt);
+    const preloaded: WalkRow[] | undefined = inOrder
+      ? job.rows
+          .map((r) => ({
+            seq: r.c.seq,
+            prev_hash: r.c.prevHash,
+            record_hash: r.c.recordHash,
+            received_at: receivedAt,
+            gap: r.gap,
+          }))
+          .sort((a, b) => a.seq - b.seq)
+      : undefined;
+    findings += await this.walk(
+      client,
+      job.endpointId,
+      job.groupId,
+      { nextSeq: chain.next_seq, lastHash: chain.last_hash },
+      inserted.length ? Math.max(...inserted) : 0,
+      preloaded,
+    );
+    return { inserted: written.stored, quarantined: written.quarantined, findings };
+  }
+
+  // Stores the batch's rows and their hourly counts; returns the sequence numbers now present (stored or quarantined).
+  // COPY first (the common case: nothing stored yet); a record already stored makes it fail as a whole, and then the
+  // rows go through INSERT … ON CONFLICT DO NOTHING, which skips the duplicates. When PostgreSQL refuses a record's
+  // values, the rows go one by one: the refused ones are quarantined, never their neighbours.
+  private async insertRows(
+    client: pg.PoolClient,
+    job: IngestJobData,
+  ): Promise<{ seqs: number[]; stored: number; quarantined: number }> {
+    let rows: IngestRow[] | null = null;
     await client.query('SAVEPOINT hw_copy');
     try {
-      await pipeline(Readable.from(copyLines(job)), client.query(copyFrom(COPY_SQL)));
+      await pipeline(Readable.from(copyLines(job, job.rows)), client.query(copyFrom(COPY_SQL)));
       await client.query('RELEASE SAVEPOINT hw_copy');
+      rows = job.rows;
     } catch (err) {
-      if ((err as { code?: string }).code !== '23505') throw err;
+      const code = (err as { code?: string }).code;
+      if (code !== '23505' && !isRecordError(err)) throw err;
       await client.query('ROLLBACK TO SAVEPOINT hw_copy');
-      const params: unknown[] = [job.endpointId, job.groupId, job.receivedAt];
-      for (const [, , get] of COLUMNS) params.push(job.rows.map(get));
-      const res = await client.query<{ id: string }>(INSERT_SQL, params);
-      const ids = new Set(res.rows.map((r) => r.id));
-      rows = job.rows.filter((r) => ids.delete(r.c.id.toLowerCase())); // each stored id once (PostgreSQL prints uuids in lower case)
+      if (code === '23505') {
+        try {
+          rows = await this.insertIgnoringDuplicates(client, job, job.rows);
+          await client.query('RELEASE SAVEPOINT hw_copy');
+        } catch (err2) {
+          if (!isRecordError(err2)) throw err2;
+          await client.query('ROLLBACK TO SAVEPOINT hw_copy');
+        }
+      }
+    }
+    let quarantined = 0;
+    const kept: number[] = [];
+    if (!rows) {
+      rows = [];
+      for (const row of job.rows) {
+        await client.query('SAVEPOINT hw_row');
+        try {
+          rows.push(...(await this.insertIgnoringDuplicates(client, job, [row])));
+          await client.query('RELEASE SAVEPOINT hw_row');
+        } catch (err) {
+          if (!isRecordError(err)) throw err;
+          await client.query('ROLLBACK TO SAVEPOINT hw_row');
+          const e = err as { message: string; code?: string };
+          const line = Buffer.from(row.c.record, 'utf8');
+          if (await this.quarantine(client, job, row, line, e.message, e.code ?? null)) quarantined++;
+          kept.push(row.c.seq);
+        }
+      }
     }
     if (rows.length > 0) await client.query(COUNTS_SQL, [job.groupId, ...hourlyCounts(rows)]);
-    return rows.map((r) => r.c.seq);
+    return { seqs: [...rows.map((r) => r.c.seq), ...kept], stored: rows.length, quarantined };
+  }
+
+  // INSERT … ON CONFLICT DO NOTHING of some rows; returns the rows actually inserted.
+  private async insertIgnoringDuplicates(
+    client: pg.PoolClient,
+    job: IngestJobData,
+    rows: IngestRow[],
+  ): Promise<IngestRow[]> {
+    const params: unknown[] = COLUMNS.map(([, , get]) => rows.map((r) => get(r, job)));
+    const res = await client.query<{ id: string }>(INSERT_SQL, params);
+    const ids = new Set(res.rows.map((r) => r.id));
+    return rows.filter((r) => ids.delete(r.c.id.toLowerCase())); // each stored id once (PostgreSQL prints uuids in lower case)
+  }
+
+  // Keeps a refused record (or a whole unreadable upload when `row` is null) with its error, and reports it as a
+  // `quarantined` finding; false when the same record was already kept.
+  private async quarantine(
+    client: pg.PoolClient,
+    job: Omit<IngestJobData, 'rows'>,
+    row: IngestRow | null,
+    line: Buffer,
+    error: string,
+    sqlstate: string | null,
+  ): Promise<boolean> {
+    const hash = row?.c.recordHash ?? createHash('sha256').update(line).digest('hex');
+    const res = await client.query(QUARANTINE_SQL, [
+      job.endpointId,
+      job.groupId,
+      job.receivedAt,
+      row?.c.id ?? null,
+      row?.c.seq ?? null,
+      row?.c.prevHash ?? null,
+      hash,
+      row?.gap ? JSON.stringify(row.gap) : null,
+      line,
+      error.slice(0, 2000),
+      sqlstate,
+    ]);
+    if (!res.rowCount) return false;
+    await this.addFinding(client, job.endpointId, job.groupId, 'quarantined', row?.c.seq ?? 0, row?.c.seq ?? 0, {
+      recordId: row?.c.id ?? null,
+      error: error.slice(0, 500),
+      sqlstate,
+      quarantineId: (res.rows[0] as { id: string }).id,
+    });
+    return true;
   }
 
   // Re-walks the chains that have records beyond a pending gap (a gap becomes a finding once its grace has passed).
@@ -265,8 +471,14 @@ export class IngestRepository {
       const res = preloaded
         ? { rows: preloaded }
         : await client.query<WalkRow>(
-            `SELECT seq, prev_hash, record_hash, received_at, record->'gap' AS gap FROM hook_runs
-              WHERE endpoint_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${WALK_STEP}`,
+            // Quarantined records are present too (kept, with their error): their links are checked like any other.
+            `SELECT seq, prev_hash, record_hash, received_at, gap FROM (
+               SELECT seq, prev_hash, record_hash, received_at, record->'gap' AS gap FROM hook_runs
+                WHERE endpoint_id = $1 AND seq >= $2
+               UNION ALL
+               SELECT seq, prev_hash, record_hash, received_at, gap FROM hook_run_quarantine
+                WHERE endpoint_id = $1 AND seq >= $2
+             ) x ORDER BY seq LIMIT ${WALK_STEP}`,
             [endpointId, nextSeq],
           );
       for (const row of res.rows) {
@@ -357,4 +569,11 @@ export class IngestRepository {
       this.knownMonths.add(m);
     }
   }
+}
+
+// The staged bytes as parse input.
+function bodyOf(encoding: string, body: Buffer): UploadBody {
+  if (encoding === 'json') return { kind: 'json', items: JSON.parse(body.toString('utf8')) as unknown[] };
+  const text = (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+  return { kind: 'ndjson', text };
 }

@@ -1,18 +1,19 @@
-// Accepts uploaded hook-run batches: validate every record, then hand the batch to the ingest queue as one job.
+// Accepts uploaded hook-run batches: validate every record, stage the batch durably in PostgreSQL, then wake the
+// worker through the ingest queue. A 202 means the batch is in PostgreSQL: losing Redis loses nothing but time.
 import { createHash } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ApiError } from '../common/api-error';
-import { jsonPath } from '../common/zod-issues';
 import { JOBS, QUEUES } from '../queues/queue-names';
-import type { IngestJobData, IngestRow } from './ingest.job';
-import { columnsOf, recordHashOf, runRecordSchema } from './run-record';
+import { NdjsonBody } from './ingest.body';
+import type { IngestWakeData } from './ingest.job';
+import { parseUpload, type UploadBody } from './ingest.parse';
+import { IngestRepository, type StagedUpload } from './ingest.repository';
 
-const MAX_REPORTED_ISSUES = 20;
-const ENQUEUE_TIMEOUT_MS = 3000;
+const ENQUEUE_TIMEOUT_MS = 1000;
 const DEPTH_CACHE_MS = 500;
 
 export interface UploadCaller {
@@ -20,131 +21,119 @@ export interface UploadCaller {
   groupId: string;
 }
 
+/** Options of the wake-up job (the staged row is the data; retries only re-wake). */
+export const WAKE_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600 },
+} as const;
+
 @Injectable()
 export class IngestService {
-  private depth = { value: 0, at: 0 };
+  private readonly logger = new Logger('IngestService');
+  private depth = { count: 0, bytes: 0, at: 0 };
 
   constructor(
     @InjectQueue(QUEUES.ingest) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: IngestRepository,
   ) {}
 
-  // Validates a batch and enqueues it; 400 names the first bad lines, 429/503 tell the agent to keep its spool.
+  // Validates a batch and stages it in PostgreSQL before answering; 400 names the bad lines, 429/503 tell the agent
+  // to keep its spool.
   async accept(
     caller: UploadCaller,
     body: unknown,
     droppedHeader: string | undefined,
   ): Promise<{ accepted: number; jobId: string | null }> {
-    const rows = this.parse(body);
+    const { upload, stored } = this.bodyOf(body);
+    const rows = parseUpload(upload, this.config.HOOK_RUN_UPLOAD_MAX_RECORDS);
     const droppedTotal = parseDropped(droppedHeader);
     if (rows.length === 0 && droppedTotal === null) return { accepted: 0, jobId: null };
-    await this.ensureQueueAvailable();
-    const data: IngestJobData = {
+    await this.ensureRoom(stored.bytes);
+    // Same endpoint + same content → same upload id while it is staged (a quick retry is not staged twice).
+    const digest = createHash('sha256');
+    for (const row of rows) digest.update(row.c.id);
+    const id = `${caller.endpointId}-${digest.update(String(droppedTotal)).digest('hex').slice(0, 32)}`;
+    const staged: StagedUpload = {
+      id,
       endpointId: caller.endpointId,
       groupId: caller.groupId,
       receivedAt: new Date().toISOString(),
       droppedTotal,
-      rows,
+      records: rows.length,
+      ...stored,
     };
-    // Same endpoint + same content → same job id while it is queued (a quick retry is not queued twice).
-    const digest = createHash('sha256');
-    for (const row of rows) digest.update(row.c.id);
-    const jobId = `${caller.endpointId}-${digest.update(String(droppedTotal)).digest('hex').slice(0, 32)}`;
-    const job = await withTimeout(
-      this.queue.add(JOBS.ingestBatch, data, {
-        jobId,
-        attempts: 12,
-        backoff: { type: 'exponential', delay: 1000 },
-        removeOnComplete: true,
-        removeOnFail: { age: 7 * 24 * 3600 },
-      }),
-      ENQUEUE_TIMEOUT_MS,
-    ).catch((err: unknown) => {
-      throw new ApiError('unavailable', `Ingest queue unavailable: ${(err as Error).message}`, undefined, {
+    await this.repository.stage(staged).catch((err: unknown) => {
+      throw new ApiError('unavailable', `Hook-run store unavailable: ${(err as Error).message}`, undefined, {
         'retry-after': '5',
       });
     });
-    return { accepted: rows.length, jobId: job.id ?? null };
+    this.depth.count++;
+    this.depth.bytes += stored.bytes;
+    await this.wake(id);
+    return { accepted: rows.length, jobId: id };
   }
 
-  // Turns an NDJSON text or a JSON array/object into validated rows, naming the line and field of every problem.
-  private parse(body: unknown): IngestRow[] {
-    let items: Array<{ line: number; text: string; raw: string | null; value: unknown }>;
+  // The upload as parse input, and the bytes to stage (gzip as received when it came compressed).
+  private bodyOf(body: unknown): {
+    upload: UploadBody;
+    stored: { encoding: 'gzip' | 'ndjson' | 'json'; body: Buffer; bytes: number };
+  } {
+    if (body instanceof NdjsonBody) {
+      return {
+        upload: { kind: 'ndjson', text: body.text },
+        stored: body.gzip
+          ? { encoding: 'gzip', body: body.gzip, bytes: body.bytes }
+          : { encoding: 'ndjson', body: Buffer.from(body.text, 'utf8'), bytes: body.bytes },
+      };
+    }
     if (typeof body === 'string') {
-      items = [];
-      const lines = body.split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        const text = lines[i]!.replace(/\r$/, '');
-        if (text.trim() === '') continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch (err) {
-          throw new ApiError('validation_failed', `line ${i + 1}: invalid JSON: ${(err as Error).message}`, [
-            { line: i + 1, path: '$', message: 'invalid JSON' },
-          ]);
-        }
-        items.push({ line: i + 1, text, raw: text, value });
-      }
-    } else {
-      const list = Array.isArray(body) ? body : (body as { records?: unknown } | null)?.records;
-      if (!Array.isArray(list)) {
-        throw new ApiError('validation_failed', 'Body must be NDJSON, a JSON array of records or { "records": [...] }');
-      }
-      items = (list as unknown[]).map((value, i) => ({ line: i + 1, text: JSON.stringify(value), raw: null, value }));
+      const buf = Buffer.from(body, 'utf8');
+      return { upload: { kind: 'ndjson', text: body }, stored: { encoding: 'ndjson', body: buf, bytes: buf.length } };
     }
-    if (items.length > this.config.HOOK_RUN_UPLOAD_MAX_RECORDS) {
-      throw new ApiError(
-        'payload_too_large',
-        `Batch has ${items.length} records; at most ${this.config.HOOK_RUN_UPLOAD_MAX_RECORDS} are accepted`,
-      );
+    const list = Array.isArray(body) ? body : (body as { records?: unknown } | null)?.records;
+    if (!Array.isArray(list)) {
+      throw new ApiError('validation_failed', 'Body must be NDJSON, a JSON array of records or { "records": [...] }');
     }
-    const rows: IngestRow[] = [];
-    const issues: Array<{ line: number; path: string; message: string }> = [];
-    for (const item of items) {
-      const parsed = runRecordSchema.safeParse(item.value);
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) {
-          if (issues.length < MAX_REPORTED_ISSUES)
-            issues.push({ line: item.line, path: jsonPath(issue.path), message: issue.message });
-        }
-        continue;
-      }
-      rows.push({ c: columnsOf(parsed.data, recordHashOf(item.value, item.raw)), r: item.text });
-    }
-    if (issues.length > 0) {
-      const first = issues[0]!;
-      throw new ApiError(
-        'validation_failed',
-        `line ${first.line}: ${first.path}: ${first.message}${issues.length > 1 ? ` (and more)` : ''}`,
-        issues,
-      );
-    }
-    return rows;
+    const buf = Buffer.from(JSON.stringify(list), 'utf8');
+    return { upload: { kind: 'json', items: list }, stored: { encoding: 'json', body: buf, bytes: buf.length } };
   }
 
-  // Refuses fast when Redis is not connected (503) or the queue is too deep (429); both keep the agent's spool.
-  private async ensureQueueAvailable(): Promise<void> {
-    // The client promise waits for a first connection: bound it so a Redis outage answers at once.
-    const client = await withTimeout(this.queue.getBackend().client, 1000).catch(() => null);
-    if (!client || client.status !== 'ready') {
-      throw new ApiError('unavailable', 'Ingest queue unavailable (Redis not connected)', undefined, {
-        'retry-after': '5',
-      });
-    }
+  // Wakes a worker for the staged upload; without Redis the worker's periodic drain stores it (nothing is lost).
+  private async wake(uploadId: string): Promise<void> {
+    const client = await withTimeout(this.queue.getBackend().client, 200).catch(() => null);
+    if (!client || client.status !== 'ready') return;
+    const data: IngestWakeData = { uploadId };
+    await withTimeout(
+      this.queue.add(JOBS.ingestBatch, data, { jobId: uploadId, ...WAKE_JOB_OPTIONS }),
+      ENQUEUE_TIMEOUT_MS,
+    ).catch((err: unknown) =>
+      this.logger.warn(`could not queue ingest of ${uploadId} (the drain will): ${(err as Error).message}`),
+    );
+  }
+
+  // Refuses with 429 when the staged uploads waiting for the worker exceed the count or byte cap (503 when the
+  // database does not answer); both keep the agent's spool.
+  private async ensureRoom(bytes: number): Promise<void> {
     const now = Date.now();
     if (now - this.depth.at > DEPTH_CACHE_MS) {
-      const waiting = await withTimeout(this.queue.getWaitingCount(), ENQUEUE_TIMEOUT_MS).catch(() => {
-        throw new ApiError('unavailable', 'Ingest queue unavailable', undefined, { 'retry-after': '5' });
+      const depth = await this.repository.stagedDepth().catch(() => {
+        throw new ApiError('unavailable', 'Hook-run store unavailable', undefined, { 'retry-after': '5' });
       });
-      this.depth = { value: waiting, at: now };
+      this.depth = { ...depth, at: now };
     }
-    if (this.depth.value >= this.config.HOOK_RUN_INGEST_MAX_WAITING) {
-      const retryAfter = Math.min(60, 2 + Math.ceil(this.depth.value / 500));
+    const { count, bytes: waiting } = this.depth;
+    const full =
+      count >= this.config.HOOK_RUN_INGEST_MAX_WAITING ||
+      (waiting > 0 && waiting + bytes > this.config.HOOK_RUN_INGEST_MAX_WAITING_BYTES);
+    if (full) {
+      const retryAfter = Math.min(60, 2 + Math.ceil(count / 500) + Math.ceil(waiting / (64 * 1024 * 1024)));
       throw new ApiError(
         'rate_limited',
-        `Ingest queue is full (${this.depth.value} batches waiting); retry later`,
-        { waiting: this.depth.value },
+        `Ingest backlog is full (${count} uploads, ${waiting} bytes waiting); retry later`,
+        { waiting: count, waitingBytes: waiting },
         { 'retry-after': String(retryAfter) },
       );
     }

@@ -1,37 +1,19 @@
 // The run-record contract as the server sees it: hook-core's schema, the columns extracted for queries, the chain hash.
 import { canonicalJson, type RunRecord, runRecordSchema, sha256Hex } from '@hookwarden/hook-core';
+import type { HookRunColumns } from '../database/hook-run-columns';
+import { boundColumn } from '../database/storable-text';
 
-export { runRecordSchema, type RunRecord };
+export { runRecordSchema, type RunRecord, type HookRunColumns };
 
 /** Events whose matcher input is a tool name. */
 const TOOL_EVENTS = new Set(['PreToolUse', 'PermissionRequest', 'PostToolUse']);
 
-/** The queryable columns of one hook_runs row (the full record goes to the jsonb column). */
-export interface HookRunColumns {
-  id: string;
-  startedAt: string;
-  seq: number;
-  prevHash: string | null;
-  recordHash: string;
-  event: string;
-  toolName: string | null;
-  hookKey: string;
-  hookHash: string | null;
-  managed: boolean;
-  status: string;
-  skipReason: string | null;
-  decision: string | null;
-  policyRevision: string | null;
-  policyDigest: string | null;
-  sessionId: string | null;
-  turnId: string | null;
-  durationMs: number | null;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  /** Records the spool dropped just before this one (cap reached). */
-  gap?: { dropped: number; fromSeq: number; toSeq: number } | null;
-}
+/** Longest tool command kept in its column (the record keeps what the capture policy kept). */
+const TOOL_COMMAND_MAX = 8192;
+const INT4_MAX = 2_147_483_647;
+
+/** Records the spool dropped just before a record (cap reached). */
+export type RecordGap = { dropped: number; fromSeq: number; toSeq: number } | null;
 
 // The chain hash of a record: sha256 hex of its canonical JSON line (what the next record's prevHash names).
 // NDJSON lines from the spool are already canonical and hashed as received; JSON bodies are re-canonicalized.
@@ -39,8 +21,17 @@ export function recordHashOf(value: unknown, line: string | null): string {
   return sha256Hex(line ?? canonicalJson(value));
 }
 
-// Extracts the indexed columns of a validated record (skipped runs have no start: their record time is used).
-export function columnsOf(record: RunRecord, recordHash: string): HookRunColumns {
+// An integer column value, or null when it does not fit int4 (the record keeps the exact value).
+function int4(v: number | null): number | null {
+  if (v === null) return null;
+  const n = Math.round(v);
+  return n >= -INT4_MAX - 1 && n <= INT4_MAX ? n : null;
+}
+
+// Extracts the columns of a validated (and storable) record: skipped runs have no start, their record time is used;
+// text columns are bounded (indexes hold ~2.7 kB per entry; the record keeps the full text).
+export function columnsOf(record: RunRecord, recordHash: string, text: string, escaped: boolean): HookRunColumns {
+  const b = boundColumn;
   return {
     id: record.id,
     startedAt: new Date(record.startedAt ?? record.recordedAt).toISOString(),
@@ -48,21 +39,23 @@ export function columnsOf(record: RunRecord, recordHash: string): HookRunColumns
     prevHash: record.prevHash,
     recordHash,
     event: record.event,
-    toolName: TOOL_EVENTS.has(record.event) ? record.matcherInput : null,
-    hookKey: record.hook.key,
-    hookHash: record.hook.hash,
+    toolName: b(TOOL_EVENTS.has(record.event) ? record.matcherInput : null),
+    toolCommand: b(record.toolCall?.command ?? null, TOOL_COMMAND_MAX),
+    hookKey: b(record.hook.key)!,
+    hookHash: b(record.hook.hash),
     managed: record.hook.managed,
     status: record.status,
-    skipReason: record.skipReason,
-    decision: record.decision,
-    policyRevision: record.policy.revision,
-    policyDigest: record.policy.digest,
-    sessionId: record.sessionId,
-    turnId: record.turnId,
-    durationMs: record.durationMs === null ? null : Math.round(record.durationMs),
-    exitCode: record.exitCode,
-    signal: record.signal,
+    skipReason: b(record.skipReason),
+    decision: b(record.decision),
+    policyRevision: b(record.policy.revision),
+    policyDigest: b(record.policy.digest),
+    sessionId: b(record.sessionId),
+    turnId: b(record.turnId),
+    durationMs: int4(record.durationMs),
+    exitCode: int4(record.exitCode),
+    signal: b(record.signal),
     timedOut: record.timedOut,
-    gap: record.gap ?? null,
+    escaped,
+    record: text,
   };
 }

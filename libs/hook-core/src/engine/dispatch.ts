@@ -6,13 +6,14 @@ import { eventProducesContext, parseRun } from '../outcome/parse';
 import type { HookOutcome, ParsedRun } from '../outcome/types';
 import {
   captureOutput,
+  captureText,
+  captureToolCall,
   compileRedactions,
   DEFAULT_CAPTURE_POLICY,
   redactText,
-  boundBytes,
   type CapturePolicy,
 } from '../record/capture';
-import type { RunRecordDraft } from '../record/schema';
+import type { RunRecordDraft, ToolCall } from '../record/schema';
 import type { RunRecordSink } from '../record/sink';
 import { SpoolSink } from '../record/spool';
 import { pluginEnv } from '../run/shell';
@@ -181,8 +182,10 @@ export async function dispatch(
   const dispatchId = uuid();
   const recordedAt = new Date(clock.now()).toISOString();
   const turnId = typeof input.turn_id === 'string' && input.turn_id !== '' ? input.turn_id : null;
+  const toolCall = captureToolCall(toolName, input.tool_input, capture, patterns);
   const runs = relevant.map((c, i) =>
     buildRecord(c, results[i]!, parsed[i]!, effectOf.get(i), {
+      toolCall,
       event,
       uuid,
       dispatchId,
@@ -204,6 +207,8 @@ export async function dispatch(
 /** Context shared by the records of one dispatch. */
 interface RecordContext {
   event: HookEvent;
+  /** The tool call of the event, as the capture policy keeps it (the same for every record of the dispatch). */
+  toolCall: ToolCall | null;
   uuid: () => string;
   dispatchId: string;
   recordedAt: string;
@@ -232,7 +237,13 @@ function buildRecord(
       : p.status === 'failed'
         ? 'failed'
         : 'ran';
-  const reason = p.block?.reason;
+  const reason = captureText(p.block?.reason, ctx.capture, ctx.patterns);
+  const feedbackText = [p.systemMessage, p.stop?.stopReason].filter((t): t is string => typeof t === 'string');
+  const feedback = captureText(
+    feedbackText.length > 0 ? feedbackText.join('\n') : undefined,
+    ctx.capture,
+    ctx.patterns,
+  );
   return {
     schemaVersion: 1,
     id: ctx.uuid(),
@@ -265,10 +276,11 @@ function buildRecord(
     decision: eff?.decision ?? null,
     effect: c.run ? (eff?.effect ?? 'none') : 'none',
     notes: p.notes,
-    reason:
-      reason !== undefined && ctx.capture.mode === 'excerpts'
-        ? boundBytes(redactText(reason, ctx.patterns), ctx.capture.maxExcerptBytes ?? 2048)
-        : null,
+    reason: reason.text,
+    ...(reason.sha256 !== undefined ? { reasonSha256: reason.sha256 } : {}),
+    feedback: feedback.text,
+    ...(feedback.sha256 !== undefined ? { feedbackSha256: feedback.sha256 } : {}),
+    toolCall: ctx.toolCall,
     stdout: c.run ? captureOutput(r.stdout, r.stdoutTruncated, ctx.capture, ctx.patterns) : null,
     stderr: c.run ? captureOutput(r.stderr, r.stderrTruncated, ctx.capture, ctx.patterns) : null,
     spillPath: ctx.spillPath,

@@ -1,6 +1,7 @@
 // Output capture policy for run records: none, digests, or redacted bounded excerpts.
+import { canonicalJson } from '../trust/canonical-json';
 import { sha256Hex } from './canonical';
-import type { OutputCapture } from './schema';
+import type { OutputCapture, ToolCall } from './schema';
 
 /** What records keep of hook output. */
 export interface CapturePolicy {
@@ -81,4 +82,46 @@ export function captureOutput(
   if (policy.mode === 'excerpts' && text !== '')
     cap.excerpt = boundBytes(redactText(text, patterns), policy.maxExcerptBytes ?? 2048);
   return cap;
+}
+
+/** Tools whose input carries a shell command or patch in `tool_input.command`. */
+const COMMAND_TOOLS = new Set(['Bash', 'apply_patch']);
+
+/** Record view of a free text (reason, feedback): redacted bounded text (excerpts) and its sha256 (digests up). */
+export function captureText(
+  text: string | undefined,
+  policy: CapturePolicy,
+  patterns: readonly RegExp[],
+): { text: string | null; sha256?: string } {
+  if (text === undefined || policy.mode === 'none') return { text: null };
+  const sha256 = sha256Hex(text);
+  if (policy.mode === 'digests') return { text: null, sha256 };
+  return { text: boundBytes(redactText(text, patterns), policy.maxExcerptBytes ?? 2048), sha256 };
+}
+
+/** Record view of the tool call a hook saw (null without a tool name or in mode `none`). */
+export function captureToolCall(
+  toolName: string | undefined,
+  toolInput: unknown,
+  policy: CapturePolicy,
+  patterns: readonly RegExp[],
+): ToolCall | null {
+  if (toolName === undefined || policy.mode === 'none') return null;
+  const call: ToolCall = { name: toolName };
+  const inputJson = toolInput === undefined ? undefined : canonicalJson(toolInput);
+  const command =
+    COMMAND_TOOLS.has(toolName) &&
+    toolInput !== null &&
+    typeof toolInput === 'object' &&
+    typeof (toolInput as { command?: unknown }).command === 'string'
+      ? (toolInput as { command: string }).command
+      : undefined;
+  if (inputJson !== undefined) call.inputSha256 = sha256Hex(inputJson);
+  if (command !== undefined) call.commandSha256 = sha256Hex(command);
+  if (policy.mode === 'excerpts') {
+    const max = policy.maxExcerptBytes ?? 2048;
+    if (inputJson !== undefined) call.input = boundBytes(redactText(inputJson, patterns), max);
+    if (command !== undefined) call.command = boundBytes(redactText(command, patterns), max);
+  }
+  return call;
 }

@@ -14,6 +14,26 @@ export const outputCaptureSchema = z.object({
   excerpt: z.string().optional(),
 });
 
+/** The tool call a hook saw (tool events): what it was asked to judge. */
+export const toolCallSchema = z.object({
+  /** tool_name of the event input. */
+  name: z.string(),
+  /** tool_input as canonical JSON, redacted and bounded (mode `excerpts` only). */
+  input: z.string().optional(),
+  /** The command of a Bash call (or the patch of apply_patch), redacted and bounded (mode `excerpts` only). */
+  command: z.string().optional(),
+  /** sha256 hex of the canonical tool_input JSON (modes `digests` and `excerpts`). */
+  inputSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /** sha256 hex of the command text (modes `digests` and `excerpts`). */
+  commandSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+});
+
 /** A record before the sink sequences it. */
 export const runRecordDraftSchema = z.object({
   schemaVersion: z.literal(1),
@@ -59,6 +79,20 @@ export const runRecordDraftSchema = z.object({
   notes: z.array(z.string()).default([]),
   /** Decision reason from the hook (excerpts mode only; redacted, bounded). */
   reason: z.string().nullable(),
+  /** sha256 hex of the decision reason (digests and excerpts modes; absent without a reason). */
+  reasonSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /** Feedback shown besides the decision (systemMessage, stopReason; excerpts mode only; redacted, bounded). */
+  feedback: z.string().nullable().optional(),
+  /** sha256 hex of the feedback (digests and excerpts modes). */
+  feedbackSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /** The tool call the hook saw (tool events; null in capture mode `none`). */
+  toolCall: toolCallSchema.nullable().optional(),
   stdout: outputCaptureSchema.nullable(),
   stderr: outputCaptureSchema.nullable(),
   /** File the additionalContext was spilled to. */
@@ -83,5 +117,6 @@ export const runRecordSchema = runRecordDraftSchema.extend({
 });
 
 export type OutputCapture = z.infer<typeof outputCaptureSchema>;
+export type ToolCall = z.infer<typeof toolCallSchema>;
 export type RunRecordDraft = z.infer<typeof runRecordDraftSchema>;
 export type RunRecord = z.infer<typeof runRecordSchema>;
