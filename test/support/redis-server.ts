@@ -38,8 +38,10 @@ async function waitForPort(port: number, up: boolean): Promise<void> {
   throw new Error(`redis on ${port} did not come ${up ? 'up' : 'down'}`);
 }
 
-// Creates (and starts) a redis-server with an append-only file, so a restart keeps queued jobs.
-export async function ownedRedis(): Promise<OwnedRedis> {
+// Creates (and starts) a redis-server; with `persist` (default) an append-only file keeps queued jobs over a restart,
+// without it a restart comes back empty (as most deployments run Redis).
+export async function ownedRedis(options: { persist?: boolean } = {}): Promise<OwnedRedis> {
+  const persist = options.persist ?? true;
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-redis-'));
   let child: ChildProcess | null = null;
@@ -56,10 +58,7 @@ export async function ownedRedis(): Promise<OwnedRedis> {
           '127.0.0.1',
           '--save',
           '',
-          '--appendonly',
-          'yes',
-          '--appendfsync',
-          'always',
+          ...(persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
           '--dir',
           dir,
         ],
