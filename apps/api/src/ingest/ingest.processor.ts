@@ -19,6 +19,8 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
   private drainTimer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
   private stopped = false;
+  /** Set after the first complete drain. */
+  private drained = false;
 
   constructor(
     private readonly repository: IngestRepository,
@@ -55,12 +57,14 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
     return result;
   }
 
-  // Stores every due staged upload, oldest first; errors leave the upload staged for a later attempt.
+  // Stores every due staged upload, oldest first; errors leave the upload staged for a later attempt. The first drain
+  // takes everything; later ones leave uploads younger than two intervals to their queue jobs.
   async drain(): Promise<void> {
+    const minAge = this.drained ? 2 * this.config.HOOK_RUN_DRAIN_INTERVAL_SEC : 0;
     try {
       for (;;) {
         if (this.stopped) return;
-        const ids = await this.repository.dueUploads(DRAIN_STEP);
+        const ids = await this.repository.dueUploads(DRAIN_STEP, minAge);
         let progressed = 0;
         for (const id of ids) {
           if (this.stopped) return;
@@ -74,8 +78,9 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
             this.logger.warn(`staged upload ${id} not stored yet: ${(err as Error).message}`);
           }
         }
-        if (ids.length < DRAIN_STEP || progressed === 0) return;
+        if (ids.length < DRAIN_STEP || progressed === 0) break;
       }
+      this.drained = true;
     } catch (err) {
       this.logger.warn(`drain of staged uploads failed (retrying later): ${(err as Error).message}`);
     }

@@ -172,11 +172,13 @@ export class IngestRepository {
     return res.rows[0]!;
   }
 
-  // Staged uploads due for an attempt, oldest first (the drain's work list).
-  async dueUploads(limit: number): Promise<string[]> {
+  // Staged uploads due for an attempt, oldest first (the drain's work list); `minAgeSec` leaves the fresh ones to
+  // the queue jobs that wake workers for them.
+  async dueUploads(limit: number, minAgeSec = 0): Promise<string[]> {
     const res = await this.pools.write.query<{ id: string }>(
-      'SELECT id FROM hook_run_uploads WHERE next_attempt_at <= now() ORDER BY received_at LIMIT $1',
-      [limit],
+      `SELECT id FROM hook_run_uploads WHERE next_attempt_at <= now() AND received_at <= now() - make_interval(secs => $2)
+        ORDER BY received_at LIMIT $1`,
+      [limit, minAgeSec],
     );
     return res.rows.map((r) => r.id);
   }
@@ -184,64 +186,76 @@ export class IngestRepository {
   // Stores one staged upload and deletes it in the same transaction (exactly once, whoever gets there first); null
   // when it is gone or another worker holds it. A failure leaves it staged with its error and a later attempt time.
   async ingestUpload(uploadId: string): Promise<(IngestResult & { groupId: string }) | null> {
+    // One connection for the whole attempt (never a second one while holding it: a full pool would deadlock).
     const client = await this.pools.write.connect();
+    let failure: Error | null = null;
     try {
-      await client.query('BEGIN');
-      const res = await client.query<{
-        endpoint_id: string;
-        group_id: string;
-        received_at: Date;
-        dropped_total: number | null;
-        encoding: string;
-        body: Buffer;
-      }>(
-        `SELECT endpoint_id, group_id, received_at, dropped_total, encoding, body FROM hook_run_uploads
-          WHERE id = $1 FOR UPDATE SKIP LOCKED`,
-        [uploadId],
-      );
-      const up = res.rows[0];
-      if (!up) {
-        await client.query('ROLLBACK');
-        return null;
+      for (let pass = 0; ; pass++) {
+        await client.query('BEGIN');
+        const res = await client.query<{
+          endpoint_id: string;
+          group_id: string;
+          received_at: Date;
+          dropped_total: number | null;
+          encoding: string;
+          body: Buffer;
+        }>(
+          `SELECT endpoint_id, group_id, received_at, dropped_total, encoding, body FROM hook_run_uploads
+            WHERE id = $1 FOR UPDATE SKIP LOCKED`,
+          [uploadId],
+        );
+        const up = res.rows[0];
+        if (!up) {
+          await client.query('ROLLBACK');
+          return null; // stored meanwhile, or another worker holds it
+        }
+        const base = {
+          endpointId: up.endpoint_id,
+          groupId: up.group_id,
+          receivedAt: up.received_at.toISOString(),
+          droppedTotal: up.dropped_total,
+        };
+        let rows: IngestRow[] | null = null;
+        let unreadable: string | null = null;
+        try {
+          rows = parseUpload(bodyOf(up.encoding, up.body), Number.MAX_SAFE_INTEGER);
+        } catch (err) {
+          unreadable = err instanceof ApiError ? err.message : `unreadable upload: ${(err as Error).message}`;
+        }
+        // Partitions are created outside the transaction (creating one locks hook_runs until commit), then again.
+        const months = rows ? rows.map((r) => r.c.startedAt) : [];
+        if (pass === 0 && this.unknownMonths(months)) {
+          await client.query('ROLLBACK');
+          await this.ensureMonths(months, client);
+          continue;
+        }
+        let result: IngestResult;
+        if (rows) result = await this.store(client, { ...base, rows });
+        else {
+          // The API validated it, so this should not happen: keep the whole upload as one quarantined entry.
+          const kept = await this.quarantine(client, base, null, up.body, unreadable ?? 'unreadable', null);
+          result = { inserted: 0, quarantined: kept ? 1 : 0, findings: kept ? 1 : 0 };
+        }
+        await client.query('DELETE FROM hook_run_uploads WHERE id = $1', [uploadId]);
+        await client.query('COMMIT');
+        return { ...result, groupId: up.group_id };
       }
-      const base = {
-        endpointId: up.endpoint_id,
-        groupId: up.group_id,
-        receivedAt: up.received_at.toISOString(),
-        droppedTotal: up.dropped_total,
-      };
-      let result: IngestResult;
-      let rows: IngestRow[] | null = null;
-      let unreadable: string | null = null;
-      try {
-        rows = parseUpload(bodyOf(up.encoding, up.body), Number.MAX_SAFE_INTEGER);
-      } catch (err) {
-        unreadable = err instanceof ApiError ? err.message : `unreadable upload: ${(err as Error).message}`;
-      }
-      if (rows) {
-        await this.ensureMonths(rows.map((r) => r.c.startedAt));
-        result = await this.store(client, { ...base, rows });
-      } else {
-        // The API validated it, so this should not happen: keep the whole upload as one quarantined entry.
-        const kept = await this.quarantine(client, base, null, up.body, unreadable ?? 'unreadable', null);
-        result = { inserted: 0, quarantined: kept ? 1 : 0, findings: kept ? 1 : 0 };
-      }
-      await client.query('DELETE FROM hook_run_uploads WHERE id = $1', [uploadId]);
-      await client.query('COMMIT');
-      return { ...result, groupId: up.group_id };
     } catch (err) {
+      failure = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
-      await this.pools.write
-        .query(
-          `UPDATE hook_run_uploads SET attempts = attempts + 1, last_error = left($2, 2000),
-             next_attempt_at = now() + make_interval(secs => least(300, power(2, least(attempts, 12))))
-           WHERE id = $1`,
-          [uploadId, (err as Error).message],
-        )
-        .catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      client.release(failure && !isRecordError(failure) && !(failure as { code?: string }).code ? failure : undefined);
+      if (failure) {
+        await this.pools.write
+          .query(
+            `UPDATE hook_run_uploads SET attempts = attempts + 1, last_error = left($2, 2000),
+               next_attempt_at = now() + make_interval(secs => least(60, power(2, least(attempts, 6))))
+             WHERE id = $1`,
+            [uploadId, failure.message],
+          )
+          .catch(() => undefined);
+      }
     }
   }
 
@@ -559,13 +573,18 @@ export class IngestRepository {
     );
   }
 
+  // True when a month of the batch has no partition known to this process yet.
+  private unknownMonths(startedAt: string[]): boolean {
+    return startedAt.some((s) => !this.knownMonths.has(monthStart(new Date(s)).getTime()));
+  }
+
   // Makes sure every month the batch touches has its partition (cached per process).
-  private async ensureMonths(startedAt: string[]): Promise<void> {
+  private async ensureMonths(startedAt: string[], db: pg.Pool | pg.PoolClient = this.pools.write): Promise<void> {
     const months = new Set<number>();
     for (const s of startedAt) months.add(monthStart(new Date(s)).getTime());
     for (const m of months) {
       if (this.knownMonths.has(m)) continue;
-      await ensurePartition(this.pools.write, new Date(m));
+      await ensurePartition(db, new Date(m));
       this.knownMonths.add(m);
     }
   }
