@@ -1,4 +1,5 @@
 // Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After.
+import { parseErrorBody } from '@hookwarden/hook-core';
 
 /** A non-2xx answer from the API (the error body's code and message when present). */
 export class ApiHttpError extends Error {
@@ -82,9 +83,11 @@ export class ApiClient {
     let code = `http_${res.status}`;
     let message = `${method} ${path}: HTTP ${res.status}`;
     try {
-      const parsed = (await res.json()) as { error?: { code?: string; message?: string } };
-      if (parsed.error?.code) code = parsed.error.code;
-      if (parsed.error?.message) message = `${method} ${path}: ${res.status} ${parsed.error.message}`;
+      const parsed = parseErrorBody(await res.json());
+      if (parsed) {
+        code = parsed.code;
+        message = `${method} ${path}: ${res.status} ${parsed.message}`;
+      }
     } catch {
       // not JSON
     }

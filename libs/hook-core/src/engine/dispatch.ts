@@ -9,9 +9,9 @@ import {
   captureText,
   captureToolCall,
   compileRedactions,
-  DEFAULT_CAPTURE_POLICY,
+  DEFAULT_CAPTURE_SETTINGS,
   redactText,
-  type CapturePolicy,
+  type CaptureSettings,
 } from '../record/capture';
 import type { RunRecordDraft, ToolCall } from '../record/schema';
 import type { RunRecordSink } from '../record/sink';
@@ -40,7 +40,7 @@ export interface DispatchOptions {
   sink?: RunRecordSink;
   spoolDir?: string;
   /** What records keep of hook output (default: digests + 2 KiB redacted excerpts). */
-  capture?: CapturePolicy;
+  capture?: Partial<CaptureSettings>;
   /** Policy revision/digest stamped on records (default: the managed layer's digest). */
   policy?: { revision: string | null; digest: string | null };
   /** Shell choice, output cap, kill grace, injectable spawn and clock. */
@@ -176,7 +176,7 @@ export async function dispatch(
   }
 
   // Records: one per considered hook whose matcher fired (or that was skipped before matching could apply).
-  const capture = options.capture ?? DEFAULT_CAPTURE_POLICY;
+  const capture: CaptureSettings = { ...DEFAULT_CAPTURE_SETTINGS, ...options.capture };
   const patterns = compileRedactions(capture);
   const policy = options.policy ?? { revision: null, digest: discovery.managed?.digest ?? null };
   const dispatchId = uuid();
@@ -215,7 +215,7 @@ interface RecordContext {
   sessionId: string;
   turnId: string | null;
   matcherInput: string | null;
-  capture: CapturePolicy;
+  capture: CaptureSettings;
   patterns: RegExp[];
   policy: { revision: string | null; digest: string | null };
   spillPath: string | null;
