@@ -100,6 +100,11 @@ export interface Discovery {
   hooks: DiscoveredHook[];
   skipped: SkippedSource[];
   diagnostics: ConfigDiagnostic[];
+  /**
+   * Hooks of sources not loaded because of policy or trust (`skipReason` `allow_managed_hooks_only` or
+   * `project_not_trusted`): never run, recorded as skipped so audits see what was suppressed.
+   */
+  suppressed?: DiscoveredHook[];
   /** Managed policy in force (from requirements.toml), if any. */
   managed?: {
     requirementsPath: string;

@@ -227,6 +227,9 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
   });
   const diagnostics: ConfigDiagnostic[] = [];
   const skipped: SkippedSource[] = [];
+  /** Sources not loaded because of policy or trust: their hooks are recorded as skipped, never run. */
+  const suppressedSources: Array<{ src: Source; reason: string }> = [];
+  const quiet: ConfigDiagnostic[] = []; // diagnostics of suppressed sources are not the user's concern here
 
   // Managed layer first: a broken requirements.toml fails closed.
   const reqPath = options.requirementsPath === null ? undefined : loc.requirementsPath;
@@ -251,14 +254,18 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
     const present = fs.exists(p.join(dir, 'hooks.json')) || fs.exists(p.join(dir, 'config.toml'));
     if (present && dir !== loc.userDir && dir !== loc.systemDir) {
       const t = isProjectTrusted(trust.projects, p.resolve(projectRoot), (x) => p.dirname(x));
-      if (!t.trusted) {
+      if (!t.trusted || managedOnly) {
         skipped.push({
           layer: 'project',
           path: dir,
-          reason: `project ${p.resolve(projectRoot)} is not trusted (trust it with \`zerotwo-hooks trust-project\`)`,
+          reason: !t.trusted
+            ? `project ${p.resolve(projectRoot)} is not trusted (trust it with \`zerotwo-hooks trust-project\`)`
+            : `allow_managed_hooks_only = true in ${reqPath ?? ''}`,
         });
-      } else if (managedOnly) {
-        skipped.push({ layer: 'project', path: dir, reason: `allow_managed_hooks_only = true in ${reqPath ?? ''}` });
+        const reason = !t.trusted ? 'project_not_trusted' : 'allow_managed_hooks_only';
+        for (const f of loadLayerDir(fs, p, dir, quiet).files)
+          if (f.ok)
+            suppressedSources.push({ src: { layer: 'project', keySource: f.file, loaded: f, managed: false }, reason });
       } else project = loadLayerDir(fs, p, dir, diagnostics);
     }
   }
@@ -277,8 +284,13 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
   };
   for (const f of user.files) {
     if (!f.ok || !f.definesHooks) continue;
-    if (managedOnly) skipManagedOnly('user', f.file);
-    else sources.push({ layer: 'user', keySource: f.file, loaded: f, managed: false });
+    if (managedOnly) {
+      skipManagedOnly('user', f.file);
+      suppressedSources.push({
+        src: { layer: 'user', keySource: f.file, loaded: f, managed: false },
+        reason: 'allow_managed_hooks_only',
+      });
+    } else sources.push({ layer: 'user', keySource: f.file, loaded: f, managed: false });
   }
   for (const f of project?.files ?? [])
     if (f.ok) sources.push({ layer: 'project', keySource: f.file, loaded: f, managed: false });
@@ -336,12 +348,16 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
       message: `${needReview} hook(s) are new or changed and need review before they run: open /hooks or run \`zerotwo-hooks list\``,
     });
   }
+  const suppressed = suppressedSources.flatMap(({ src, reason }) =>
+    hooksOf(src, trust, platform).map((h) => ({ ...h, runnable: false, skipReason: reason })),
+  );
   const discovery: Discovery = {
     hooksEnabled: feature.enabled,
     featureReason: feature.reason,
     hooks,
     skipped,
     diagnostics,
+    ...(suppressed.length > 0 ? { suppressed } : {}),
   };
   if (managed && reqPath !== undefined) {
     const dir = platform === 'win32' ? managed.policy.hooks?.windows_managed_dir : managed.policy.hooks?.managed_dir;

@@ -113,6 +113,7 @@ export async function dispatch(
   const { considered, matcherInput } = considerHooks(discovery, event, input, {
     bypassTrust: options.bypassTrust,
     platform: options.runner?.platform,
+    includeSuppressed: true,
   });
   const relevant = considered.filter((c) => c.matched || c.skipReason?.startsWith('invalid_matcher'));
 

@@ -22,6 +22,8 @@ export interface Consideration {
 export interface EligibilityOptions {
   bypassTrust?: boolean;
   platform?: NodeJS.Platform;
+  /** Also consider the hooks suppressed by policy or trust (after the others; they never run). */
+  includeSuppressed?: boolean;
 }
 
 /** Consider every hook of `event` in configured order for an input; the matcher sees `subject`. */
@@ -70,6 +72,21 @@ export function considerHooks(
     }
     seen.set(identity, hook.key);
     c.run = true;
+  }
+  // Suppressed hooks whose matcher fires are reported as skipped with their reason (after the others: the positions
+  // of the hooks that run are unchanged).
+  for (const hook of options.includeSuppressed ? (discovery.suppressed ?? []) : []) {
+    if (hook.event !== event) continue;
+    const m = matcherMatches(hook.matcher, subject);
+    if (m instanceof Error || !m) continue;
+    considered.push({
+      hook,
+      position: ++position,
+      matched: true,
+      run: false,
+      skipReason: hook.skipReason ?? 'suppressed',
+      command: commandFor(hook, options.platform),
+    });
   }
   return { considered, matcherInput: subject ? subject.value : null };
 }
