@@ -284,4 +284,63 @@ describe('GET /v1/hook-runs/export', () => {
     const exported = JSON.parse(await nd.text()) as RunRecord;
     expect(exported).toMatchObject({ matcherInput: formula, sessionId: '@SUM(A1)', skipReason: '-2+3' });
   });
+
+  it('CSV has ISO-8601 UTC times, true/false, and the reason, error and tool command; both filter by command', async () => {
+    const [ep] = await createEndpoints(api.db.url, 1);
+    const at = new Date(base + 3 * 86_400_000 + 537);
+    const denied = {
+      ...runRecord({ seq: 1, startedAt: at, decision: 'deny', managed: false }),
+      reason: 'rm is not allowed, "ever"',
+      toolCall: { name: 'Bash', command: 'sudo rm -rf 100%_done', commandSha256: 'a'.repeat(64) },
+    };
+    const failed = {
+      ...runRecord({ seq: 2, startedAt: new Date(at.getTime() + 1), status: 'failed' }),
+      error: 'exit 1',
+      toolCall: { name: 'Bash', command: 'ls -la' },
+    };
+    const skipped = runRecord({
+      seq: 3,
+      startedAt: new Date(at.getTime() + 2),
+      status: 'skipped',
+      skipReason: 'allow_managed_hooks_only',
+    });
+    await insert(ep!, [denied, failed, skipped] as RunRecord[]);
+    const headers = { authorization: `Bearer ${auditor}` };
+    const csv = await fetch(`${api.baseUrl}/v1/hook-runs/export?format=csv&endpointId=${ep!.id}`, { headers });
+    const [head, ...rows] = parseCsv(await csv.text());
+    const got = rows.map((row) => Object.fromEntries(head!.map((h, i) => [h, row[i]])));
+    expect(head).toEqual(expect.arrayContaining(['tool_command', 'reason', 'error', 'escaped']));
+    expect(got[0]).toMatchObject({
+      started_at: at.toISOString(),
+      managed: 'false',
+      timed_out: 'false',
+      reason: 'rm is not allowed, "ever"',
+      tool_command: 'sudo rm -rf 100%_done',
+      error: '',
+    });
+    expect(got[0]!.received_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(got[1]).toMatchObject({ error: 'exit 1', tool_command: 'ls -la', managed: 'true' });
+    // Substring of the command, case-insensitive; LIKE wildcards in the filter match literally.
+    const q = (query: string) =>
+      call(api.baseUrl, 'GET', `/v1/hook-runs?endpointId=${ep!.id}&${query}`, { token: auditor });
+    expect((await q('toolCommand=RM%20-RF')).body.items.map((i: { seq: number }) => i.seq)).toEqual([1]);
+    expect(
+      (await q(`toolCommand=${encodeURIComponent('100%_')}`)).body.items.map((i: { seq: number }) => i.seq),
+    ).toEqual([1]);
+    expect((await q(`toolCommand=${encodeURIComponent('%')}`)).body.items.map((i: { seq: number }) => i.seq)).toEqual([
+      1,
+    ]);
+    expect((await q('toolCommand=_')).body.items.map((i: { seq: number }) => i.seq)).toEqual([1]);
+    expect((await q('toolCommand=zzz')).body.items).toEqual([]);
+    const bySkip = await q('skipReason=allow_managed_hooks_only');
+    expect(bySkip.body.items.map((i: { seq: number; toolCommand: string | null }) => [i.seq, i.toolCommand])).toEqual([
+      [3, null],
+    ]);
+    const nd = await fetch(
+      `${api.baseUrl}/v1/hook-runs/export?format=ndjson&endpointId=${ep!.id}&toolCommand=${encodeURIComponent('ls -')}`,
+      { headers },
+    );
+    const lines = (await nd.text()).trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2]);
+  });
 });
