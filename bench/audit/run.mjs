@@ -1,5 +1,6 @@
-// bench/audit: end-to-end hook-run ingest (HTTP upload → BullMQ → PostgreSQL) vs psql \copy of the same rows, and
-// auditor query latency through the API vs the same SQL run directly, on 10M rows / 10,000 endpoints / 90 days.
+// bench/audit: end-to-end hook-run ingest (HTTP upload, staged in PostgreSQL → worker → hook_runs) vs psql \copy of
+// the same rows, and auditor query latency through the API vs the same SQL run directly, on 10M rows / 10,000
+// endpoints / 90 days (BENCH_AUDIT_ROWS, BENCH_AUDIT_INGEST, BENCH_AUDIT_ITER and BENCH_AUDIT_DB scale it down).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -32,6 +33,8 @@ if (
 }
 const { canonicalJson } = require(path.join(root, 'libs/hook-core/dist/index.js'));
 const sqlLib = require(path.join(root, 'apps/api/dist/hook-runs/hook-runs.sql.js'));
+const columnsLib = require(path.join(root, 'apps/api/dist/database/hook-run-columns.js'));
+const parseLib = require(path.join(root, 'apps/api/dist/ingest/ingest.parse.js'));
 
 // A free TCP port.
 function freePort() {
@@ -220,68 +223,20 @@ const findings = Number(
 );
 
 // ---- psql \copy of the same rows (fresh ids: the originals are in the table) into the same table ----
-const cols = [
-  'id',
-  'started_at',
-  'endpoint_id',
-  'group_id',
-  'seq',
-  'prev_hash',
-  'record_hash',
-  'event',
-  'tool_name',
-  'hook_key',
-  'hook_hash',
-  'managed',
-  'status',
-  'skip_reason',
-  'decision',
-  'policy_revision',
-  'policy_digest',
-  'session_id',
-  'turn_id',
-  'duration_ms',
-  'exit_code',
-  'signal',
-  'timed_out',
-  'record',
-];
+// Columns and values come from the API's own column table and upload parser (the same rows ingest writes).
+const cols = columnsLib.COLUMN_NAMES.map(columnsLib.sqlName);
 const csvCell = (v) => (v === null || v === undefined ? '' : `"${String(v).replace(/"/g, '""')}"`);
 const csvLines = [];
+const receivedAt = new Date().toISOString();
 for (const { ep, lines } of streams) {
-  for (const line of lines) {
-    const r = JSON.parse(line);
-    r.id = randomUUID();
-    const text = JSON.stringify(r);
+  const fresh = lines.map((line) => JSON.stringify({ ...JSON.parse(line), id: randomUUID() }));
+  const rows = parseLib.parseUpload({ kind: 'ndjson', text: fresh.join('\n') }, Number.MAX_SAFE_INTEGER);
+  const upload = { receivedAt, endpointId: ep.id, groupId };
+  for (const row of rows) {
     csvLines.push(
-      [
-        r.id,
-        r.startedAt,
-        ep.id,
-        groupId,
-        r.seq,
-        r.prevHash,
-        sha256(text),
-        r.event,
-        r.matcherInput,
-        r.hook.key,
-        r.hook.hash,
-        r.hook.managed,
-        r.status,
-        r.skipReason,
-        r.decision,
-        r.policy.revision,
-        r.policy.digest,
-        r.sessionId,
-        r.turnId,
-        Math.round(r.durationMs),
-        r.exitCode,
-        r.signal,
-        r.timedOut,
-        text,
-      ]
-        .map(csvCell)
-        .join(','),
+      columnsLib.COLUMN_NAMES.map((k) =>
+        csvCell(columnsLib.HOOK_RUN_COLUMNS[k].from === 'upload' ? upload[k] : row.c[k]),
+      ).join(','),
     );
   }
 }
@@ -307,14 +262,7 @@ const last24 = {
 const randomEndpoint = () => md5uuid(`ep${Math.floor(Math.random() * 10_000)}`);
 
 // SQL + values for a page query, as HookRunsRepository.page builds it.
-function pageSql(filters, limit) {
-  const p = new sqlLib.SqlParams();
-  const w = sqlLib.whereOf(filters, p);
-  return {
-    text: `SELECT ${sqlLib.RUN_COLUMNS}, record FROM hook_runs ${sqlLib.whereSql(w)} ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`,
-    values: p.values,
-  };
-}
+const pageSql = (filters, limit) => sqlLib.pageQuery(filters, null, limit);
 // SQL + values for the stats query, as HookRunsRepository.stats builds it (hourly rollup + partial hours).
 const statsSql = (filters, bucket) => sqlLib.statsQuery(filters, bucket);
 
@@ -400,16 +348,16 @@ const copyPerSec = total / copySec;
 say('\n| measure | value | reference | ratio | target | met |');
 say('|---|---|---|---|---|---|');
 say(
-  `| ingest end-to-end (upload → queue → PostgreSQL) | ${Math.round(rowsPerSec).toLocaleString()} rows/s | psql \\copy ${Math.round(copyPerSec).toLocaleString()} rows/s | ${(rowsPerSec / copyPerSec).toFixed(2)}× | ≥ 0.5× | ${rowsPerSec >= 0.5 * copyPerSec ? 'yes' : 'NO'} |`,
+  `| ingest end-to-end (upload → staged → PostgreSQL) | ${Math.round(rowsPerSec).toLocaleString()} rows/s | psql \\copy ${Math.round(copyPerSec).toLocaleString()} rows/s | ${(rowsPerSec / copyPerSec).toFixed(2)}× | ≥ 0.5× | ${rowsPerSec >= 0.5 * copyPerSec ? 'yes' : 'NO'} |`,
 );
 for (const r of results) {
   const ap50 = pct(r.api, 50),
     ap95 = pct(r.api, 95),
     dp50 = pct(r.direct, 50),
     dp95 = pct(r.direct, 95);
-  const met = r.target === 'page' ? ap95 <= 3 * dp95 : ap95 < 100;
+  const met = r.target === 'page' ? ap95 <= 2 * dp95 : ap95 < 50;
   say(
-    `| ${r.name}: API p50 / p95 | ${ap50.toFixed(1)} / ${ap95.toFixed(1)} ms | SQL ${dp50.toFixed(1)} / ${dp95.toFixed(1)} ms | ${(ap95 / dp95).toFixed(2)}× | ${r.target === 'page' ? '≤ 3× SQL p95' : '< 100 ms'} | ${met ? 'yes' : 'NO'} |`,
+    `| ${r.name}: API p50 / p95 | ${ap50.toFixed(1)} / ${ap95.toFixed(1)} ms | SQL ${dp50.toFixed(1)} / ${dp95.toFixed(1)} ms | ${(ap95 / dp95).toFixed(2)}× | ${r.target === 'page' ? '≤ 2× SQL p95' : '< 50 ms'} | ${met ? 'yes' : 'NO'} |`,
   );
 }
 say(

@@ -10,14 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import {
-  canonicalJson,
-  listClosedSegments,
-  readSpoolState,
-  type RunRecordDraft,
-  sha256Hex,
-  SpoolSink,
-} from '@hookwarden/hook-core';
+import { canonicalJson, listClosedSegments, readSpoolState, sha256Hex, SpoolSink } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../apps/agent-sync/src/client/api-client';
@@ -71,8 +64,8 @@ function start(script: 'main' | 'worker'): Proc {
     output.push(b.toString());
     if (output.length > 200) output.shift();
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   return { child, output };
 }
 
@@ -122,7 +115,7 @@ async function spoolPhase(phase: number): Promise<void> {
       for (let k = 0; k < PER_PHASE; k += 250) {
         const drafts = Array.from({ length: Math.min(250, PER_PHASE - k) }, () => {
           const { seq: _s, prevHash: _p, ...draft } = runRecord({ seq: 1, sessionId: `s-${ep.id}-${phase}` });
-          return draft as RunRecordDraft;
+          return draft;
         });
         await sink.write(drafts);
       }

@@ -54,7 +54,7 @@ export function whereOf(f: HookRunFilters, p: SqlParams): string[] {
     if (c.filter === 'any' && Array.isArray(v)) {
       w.push(v.length === 1 ? `${col} = ${p.bind(v[0], c.pg)}` : `${col} = ANY(${p.bind(v, c.pg)})`);
     } else if (c.filter === 'substring') {
-      w.push(`${col} ILIKE ${p.bind(containsPattern(String(v)))} ESCAPE '\\'`);
+      w.push(`${col} ILIKE ${p.bind(containsPattern(v as string))} ESCAPE '\\'`);
     } else {
       w.push(`${col} = ${p.bind(v, c.pg)}`);
     }
