@@ -9,7 +9,7 @@ CREATE TABLE "hook_run_uploads" (
     "records" INTEGER NOT NULL,
     -- Inflated size of the upload (what the backpressure cap counts).
     "bytes" BIGINT NOT NULL,
-    -- 'gzip' (NDJSON as received, compressed), 'ndjson' or 'json' (a JSON array, re-serialized).
+    -- 'rows' (the validated rows, gzip JSON), or an upload body to parse again: 'gzip', 'ndjson', 'json'.
     "encoding" TEXT NOT NULL,
     "body" BYTEA NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,

@@ -4,11 +4,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export const NDJSON = 'application/x-ndjson';
 
-/** An NDJSON upload: the text (inflated) and, when it came gzip-encoded, the compressed bytes as received. */
+/** An NDJSON upload: the text (inflated from gzip when it came compressed) and its size in bytes. */
 export class NdjsonBody {
   constructor(
     readonly text: string,
-    readonly gzip: Buffer | null,
     /** Inflated size in bytes. */
     readonly bytes: number,
   ) {}
@@ -33,7 +32,6 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
       return;
     }
     const chunks: Buffer[] = [];
-    const rawChunks: Buffer[] = [];
     let size = 0;
     let raw = 0;
     let done = false;
@@ -46,7 +44,6 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
     payload.on('data', (chunk: Buffer) => {
       raw += chunk.length;
       if (raw > maxBytes) fail(new BodyError(413, `Upload larger than ${maxBytes} bytes`));
-      else if (encoding === 'gzip') rawChunks.push(chunk);
     });
     const source = encoding === 'gzip' ? payload.pipe(createGunzip()) : payload;
     source.on('data', (chunk: Buffer) => {
@@ -66,7 +63,7 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
       if (done) return;
       done = true;
       const inflated = Buffer.concat(chunks);
-      resolve(new NdjsonBody(inflated.toString('utf8'), encoding === 'gzip' ? Buffer.concat(rawChunks) : null, size));
+      resolve(new NdjsonBody(inflated.toString('utf8'), size));
     });
   });
 }

@@ -19,7 +19,7 @@ import {
 import { ensurePartition, monthStart } from '../database/partitions';
 import { ApiError } from '../common/api-error';
 import type { IngestJobData } from './ingest.job';
-import { type IngestRow, parseUpload, type UploadBody } from './ingest.parse';
+import { decodeRows, type IngestRow, parseUpload, type UploadBody } from './ingest.parse';
 
 /** Rows fetched per step while walking a chain forward. */
 const WALK_STEP = 2000;
@@ -135,7 +135,8 @@ export interface StagedUpload {
   droppedTotal: number | null;
   records: number;
   bytes: number;
-  encoding: 'gzip' | 'ndjson' | 'json';
+  /** 'rows': the validated rows (encodeRows); 'gzip' / 'ndjson' / 'json': an upload body to parse again. */
+  encoding: 'rows' | 'gzip' | 'ndjson' | 'json';
   body: Buffer;
 }
 
@@ -218,7 +219,10 @@ export class IngestRepository {
         let rows: IngestRow[] | null = null;
         let unreadable: string | null = null;
         try {
-          rows = parseUpload(bodyOf(up.encoding, up.body), Number.MAX_SAFE_INTEGER);
+          rows =
+            up.encoding === 'rows'
+              ? await decodeRows(up.body)
+              : parseUpload(bodyOf(up.encoding, up.body), Number.MAX_SAFE_INTEGER);
         } catch (err) {
           unreadable = err instanceof ApiError ? err.message : `unreadable upload: ${(err as Error).message}`;
         }

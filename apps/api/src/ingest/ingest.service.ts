@@ -1,5 +1,5 @@
-// Accepts uploaded hook-run batches: validate every record, stage the batch durably in PostgreSQL, then wake the
-// worker through the ingest queue. A 202 means the batch is in PostgreSQL: losing Redis loses nothing but time.
+// Accepts uploaded hook-run batches: validate every record, stage the validated rows durably in PostgreSQL, then
+// wake the worker through the ingest queue. A 202 means the batch is in PostgreSQL: losing Redis loses nothing but time.
 import { createHash } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -10,7 +10,7 @@ import { ApiError } from '../common/api-error';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import { NdjsonBody } from './ingest.body';
 import type { IngestWakeData } from './ingest.job';
-import { parseUpload, type UploadBody } from './ingest.parse';
+import { encodeRows, parseUpload, type UploadBody } from './ingest.parse';
 import { IngestRepository, type StagedUpload } from './ingest.repository';
 
 const ENQUEUE_TIMEOUT_MS = 1000;
@@ -47,11 +47,11 @@ export class IngestService {
     body: unknown,
     droppedHeader: string | undefined,
   ): Promise<{ accepted: number; jobId: string | null }> {
-    const { upload, stored } = this.bodyOf(body);
+    const { upload, bytes } = this.bodyOf(body);
     const rows = parseUpload(upload, this.config.HOOK_RUN_UPLOAD_MAX_RECORDS);
     const droppedTotal = parseDropped(droppedHeader);
     if (rows.length === 0 && droppedTotal === null) return { accepted: 0, jobId: null };
-    await this.ensureRoom(stored.bytes);
+    await this.ensureRoom(bytes);
     // Same endpoint + same content → same upload id while it is staged (a quick retry is not staged twice).
     const digest = createHash('sha256');
     for (const row of rows) digest.update(row.c.id);
@@ -63,7 +63,9 @@ export class IngestService {
       receivedAt: new Date().toISOString(),
       droppedTotal,
       records: rows.length,
-      ...stored,
+      bytes,
+      encoding: 'rows',
+      body: await encodeRows(rows),
     };
     await this.repository.stage(staged).catch((err: unknown) => {
       throw new ApiError('unavailable', `Hook-run store unavailable: ${(err as Error).message}`, undefined, {
@@ -71,34 +73,20 @@ export class IngestService {
       });
     });
     this.depth.count++;
-    this.depth.bytes += stored.bytes;
+    this.depth.bytes += bytes;
     await this.wake(id);
     return { accepted: rows.length, jobId: id };
   }
 
-  // The upload as parse input, and the bytes to stage (gzip as received when it came compressed).
-  private bodyOf(body: unknown): {
-    upload: UploadBody;
-    stored: { encoding: 'gzip' | 'ndjson' | 'json'; body: Buffer; bytes: number };
-  } {
-    if (body instanceof NdjsonBody) {
-      return {
-        upload: { kind: 'ndjson', text: body.text },
-        stored: body.gzip
-          ? { encoding: 'gzip', body: body.gzip, bytes: body.bytes }
-          : { encoding: 'ndjson', body: Buffer.from(body.text, 'utf8'), bytes: body.bytes },
-      };
-    }
-    if (typeof body === 'string') {
-      const buf = Buffer.from(body, 'utf8');
-      return { upload: { kind: 'ndjson', text: body }, stored: { encoding: 'ndjson', body: buf, bytes: buf.length } };
-    }
+  // The upload as parse input, and its size in bytes (inflated).
+  private bodyOf(body: unknown): { upload: UploadBody; bytes: number } {
+    if (body instanceof NdjsonBody) return { upload: { kind: 'ndjson', text: body.text }, bytes: body.bytes };
+    if (typeof body === 'string') return { upload: { kind: 'ndjson', text: body }, bytes: Buffer.byteLength(body) };
     const list = Array.isArray(body) ? body : (body as { records?: unknown } | null)?.records;
     if (!Array.isArray(list)) {
       throw new ApiError('validation_failed', 'Body must be NDJSON, a JSON array of records or { "records": [...] }');
     }
-    const buf = Buffer.from(JSON.stringify(list), 'utf8');
-    return { upload: { kind: 'json', items: list }, stored: { encoding: 'json', body: buf, bytes: buf.length } };
+    return { upload: { kind: 'json', items: list }, bytes: Buffer.byteLength(JSON.stringify(list)) };
   }
 
   // Wakes a worker for the staged upload; without Redis the worker's periodic drain stores it (nothing is lost).
