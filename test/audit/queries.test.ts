@@ -343,4 +343,26 @@ describe('GET /v1/hook-runs/export', () => {
     const lines = (await nd.text()).trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2]);
   });
+
+  it('streams a large page: the same JSON shape, newest first, with a cursor to the rest', async () => {
+    const [ep] = await createEndpoints(api.db.url, 1);
+    const t0 = base + 5 * 86_400_000;
+    await insert(
+      ep!,
+      Array.from({ length: 130 }, (_, i) => runRecord({ seq: i + 1, startedAt: new Date(t0 + i * 1000) })),
+    );
+    const res = await call(api.baseUrl, 'GET', `/v1/hook-runs?endpointId=${ep!.id}&limit=120`, { token: auditor });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(res.body.items.map((i: { seq: number }) => i.seq)).toEqual(Array.from({ length: 120 }, (_, i) => 130 - i));
+    expect(res.body.items[0].record.seq).toBe(130);
+    const rest = await call(
+      api.baseUrl,
+      'GET',
+      `/v1/hook-runs?endpointId=${ep!.id}&limit=120&cursor=${encodeURIComponent(res.body.nextCursor)}`,
+      { token: auditor },
+    );
+    expect(rest.body.items.map((i: { seq: number }) => i.seq)).toEqual(Array.from({ length: 10 }, (_, i) => 10 - i));
+    expect(rest.body.nextCursor).toBeNull();
+  });
 });

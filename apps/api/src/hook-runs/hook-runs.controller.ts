@@ -27,10 +27,15 @@ export class HookRunsController {
   @ReadRoles()
   @Get('hook-runs')
   @ApiOkResponse({ type: HookRunPageDto, description: 'Newest first; pass nextCursor as cursor for the next page.' })
-  list(@Query() q: ListHookRunsQueryDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-    // The service serializes the page from its schema: sent as is.
-    void reply.type('application/json; charset=utf-8');
-    return this.runs.listJson(q);
+  async list(
+    @Query() q: ListHookRunsQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string | StreamableFile> {
+    // The service serializes the page from its schema: sent as is (large pages as a stream).
+    const type = 'application/json; charset=utf-8';
+    void reply.type(type);
+    const body = await this.runs.listJson(q);
+    return typeof body === 'string' ? body : new StreamableFile(body, { type });
   }
 
   @ReadRoles()

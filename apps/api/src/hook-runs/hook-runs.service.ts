@@ -1,6 +1,6 @@
 // Auditor queries over hook runs: pages with opaque cursors, one record, exports, aggregates, findings.
 import { Injectable } from '@nestjs/common';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
 import type {
   FindingsQueryDto,
@@ -23,19 +23,25 @@ export class HookRunsService {
 
   // A page of runs, newest first, as the JSON text of a HookRunPageDto (serialized from its schema; the stored
   // record text is spliced in as is, no parse and re-serialize).
-  async listJson(q: ListHookRunsQueryDto): Promise<string> {
+  // Pages beyond STREAM_ABOVE items are streamed in chunks (serialized as the socket drains, never one big string).
+  async listJson(q: ListHookRunsQueryDto): Promise<string | Readable> {
     const rows = await this.repository.page(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
     const more = rows.length > q.limit;
-    const items = rows.slice(0, q.limit).map(toFlat);
-    const last = items[items.length - 1];
-    const nextCursor = more && last ? encodeCursor({ t: last.startedAt, i: last.id }) : null;
-    let out = '{"items":[';
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      const head = stringifyFlat(item);
-      out += `${i ? ',' : ''}${head.slice(0, -1)},"record":${item.record}}`;
-    }
-    return `${out}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
+    const page = rows.slice(0, q.limit);
+    const lastRow = page[page.length - 1];
+    const nextCursor = more && lastRow ? encodeCursor({ t: lastRow.startedAt.toISOString(), i: lastRow.id }) : null;
+    const tail = `],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
+    if (page.length <= STREAM_ABOVE) return `{"items":[${serializeItems(page, 0, page.length)}${tail}`;
+    return Readable.from(
+      (function* chunks(): Generator<string> {
+        yield '{"items":[';
+        for (let i = 0; i < page.length; i += STREAM_CHUNK) {
+          yield `${i ? ',' : ''}${serializeItems(page, i, Math.min(page.length, i + STREAM_CHUNK))}`;
+        }
+        yield tail;
+      })(),
+      { objectMode: false },
+    );
   }
 
   // One run, 404 when unknown.
@@ -107,6 +113,21 @@ function withDefaultRange(f: HookRunFilters): HookRunFilters {
 // Maps a row to the API shape, its record left as JSON text (escaped text decoded).
 function toFlat(r: HookRunRow): HookRunFlat {
   return rowToFlat(r, decodeText, decodeRecordJson);
+}
+
+/** Pages with more items than this are streamed, STREAM_CHUNK items per chunk. */
+const STREAM_ABOVE = 100;
+const STREAM_CHUNK = 50;
+
+// Items [from, to) of a page as JSON, comma-separated: the compiled serializer for the columns, the stored record
+// text spliced in as is.
+function serializeItems(rows: HookRunRow[], from: number, to: number): string {
+  let out = '';
+  for (let i = from; i < to; i++) {
+    const item = toFlat(rows[i]!);
+    out += `${i > from ? ',' : ''}${stringifyFlat(item).slice(0, -1)},"record":${item.record}}`;
+  }
+  return out;
 }
 
 /** The compiled serializer of one run without its record. */
