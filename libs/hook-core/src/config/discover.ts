@@ -296,17 +296,20 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
     if (f.ok) sources.push({ layer: 'project', keySource: f.file, loaded: f, managed: false });
   if (options.sessionHooks !== undefined) {
     const name = options.sessionSource ?? '<session>';
-    if (managedOnly) skipManagedOnly('session', name);
-    else {
-      const c = new DiagnosticCollector(name);
-      const events = normalizeHooksTable(options.sessionHooks, { file: name, basePath: ['hooks'] }, c);
+    const c = new DiagnosticCollector(name);
+    const events = normalizeHooksTable(options.sessionHooks, { file: name, basePath: ['hooks'] }, c);
+    const src: Source = {
+      layer: 'session',
+      keySource: name,
+      managed: false,
+      loaded: { file: name, kind: 'hooks.json', ok: true, events, definesHooks: events.length > 0, diagnostics: [] },
+    };
+    if (managedOnly) {
+      skipManagedOnly('session', name);
+      suppressedSources.push({ src, reason: 'allow_managed_hooks_only' });
+    } else {
       diagnostics.push(...c.diagnostics);
-      sources.push({
-        layer: 'session',
-        keySource: name,
-        managed: false,
-        loaded: { file: name, kind: 'hooks.json', ok: true, events, definesHooks: events.length > 0, diagnostics: [] },
-      });
+      sources.push(src);
     }
   }
   for (const spec of options.plugins ?? []) {

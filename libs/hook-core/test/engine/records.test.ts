@@ -108,14 +108,16 @@ describe('run records: hooks suppressed by policy or trust', () => {
     writeFileSync(req, 'allow_managed_hooks_only = true\n[hooks]\n');
     writeFileSync(join(user, 'config.toml'), `[projects.${JSON.stringify(repo)}]\ntrust_level = "trusted"\n`);
     const managedOnly = new MemorySink();
+    const sessionHooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo session' }] }] };
     await dispatch(
       'PreToolUse',
       { ...input('ls'), cwd: repo },
-      { discovery: discoverHooks({ ...opts, cwd: repo }), sink: managedOnly },
+      { discovery: discoverHooks({ ...opts, cwd: repo, sessionHooks }), sink: managedOnly },
     );
     expect(managedOnly.records.map((r) => [r.hook.layer, r.status, r.skipReason])).toEqual([
       ['project', 'skipped', 'allow_managed_hooks_only'],
       ['user', 'skipped', 'allow_managed_hooks_only'],
+      ['session', 'skipped', 'allow_managed_hooks_only'],
     ]);
     // Only hooks whose matcher fires are recorded.
     const other = new MemorySink();
