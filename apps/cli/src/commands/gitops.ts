@@ -20,8 +20,13 @@ export const EXIT_CHANGES = 2;
 const MAX_PLAN_BYTES = 256 * 1024 * 1024;
 
 // Reads the layout, validates it offline and plans it against the server.
-async function planFor(client: ApiClient, dir: string, prune: boolean): Promise<{ plan: Plan; desired: Awaited<ReturnType<typeof readLayout>> }> {
+async function planFor(
+  clientOf: () => Promise<ApiClient>,
+  dir: string,
+  prune: boolean,
+): Promise<{ plan: Plan; desired: Awaited<ReturnType<typeof readLayout>> }> {
   const desired = await readLayout(dir);
+  const client = await clientOf();
   const names = new Set(desired.groups.map((g) => g.name));
   const state = await fetchServerState(client, prune ? 'all' : names);
   return { plan: await computePlan(client, desired, state, { prune }), desired };
@@ -54,7 +59,7 @@ export function registerGitopsCommands(program: Command): void {
     .option('--prune', 'also plan to delete what is on the server but not in the directory')
     .action(async (opts: { dir: string; out?: string; prune?: boolean }, cmd: Command) => {
       const rt = runtimeOf(cmd);
-      const { plan: p } = await planFor(await rt.client(), opts.dir, opts.prune ?? false);
+      const { plan: p } = await planFor(() => rt.client(), opts.dir, opts.prune ?? false);
       if (opts.out) await writePrivate(path.resolve(opts.out), JSON.stringify(p, null, 2) + '\n');
       if (rt.format === 'json') rt.json(p);
       else rt.out(renderPlan(p));
@@ -85,10 +90,10 @@ export function registerGitopsCommands(program: Command): void {
         cmd: Command,
       ) => {
         const rt = runtimeOf(cmd);
-        const client = await rt.client();
         const saved = opts.plan ? await loadPlan(opts.plan) : undefined;
         const prune = opts.prune ?? saved?.prune ?? false;
-        const { plan: fresh, desired } = await planFor(client, opts.dir, prune);
+        const { plan: fresh, desired } = await planFor(() => rt.client(), opts.dir, prune);
+        const client = await rt.client();
         if (saved) checkSavedPlan(saved, fresh);
         const log = (l: string) => (rt.format === 'json' ? process.stderr.write(l + '\n') : rt.out(l + '\n'));
         for (const w of fresh.warnings) log(`warning: ${formatProblem(w)}`);
@@ -124,6 +129,26 @@ export function registerGitopsCommands(program: Command): void {
     'hookwarden apply -f ./gitops --plan plan.json --watch',
     'hookwarden apply -f ./gitops --prune',
   ]);
+
+  const validate = program
+    .command('validate')
+    .description('Validate a GitOps directory offline only (hook-core; no server needed). Exit 0 valid, 1 problems')
+    .requiredOption('-f, --dir <dir>', 'the GitOps directory')
+    .action(async (opts: { dir: string }, cmd: Command) => {
+      const rt = runtimeOf(cmd);
+      const desired = await readLayout(opts.dir);
+      if (rt.format === 'json') {
+        return rt.json({
+          ok: true,
+          groups: desired.groups.map((g) => g.name),
+          policies: desired.policies.map((p) => ({ name: p.name, folder: p.folder, digest: p.content.digest })),
+          warnings: desired.warnings,
+        });
+      }
+      for (const w of desired.warnings) rt.out(`warning: ${formatProblem(w)}\n`);
+      rt.out(`${opts.dir}: valid (${desired.groups.length} group(s), ${desired.policies.length} policy(ies)).\n`);
+    });
+  examples(validate, ['hookwarden validate -f ./gitops']);
 
   const exp = program
     .command('export')

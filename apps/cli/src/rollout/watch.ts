@@ -34,7 +34,7 @@ export function renderRollout(v: RolloutView): string {
     const filled = assigned > 0 ? Math.round((applied / assigned) * width) : 0;
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
     lines.push(
-      `  ring ${ring.ring} ${String(ring.percent).padStart(3)}% ${ring.active ? 'active ' : 'waiting'} ${bar} ` +
+      `  ring ${ring.ring + 1} ${String(ring.percent).padStart(3)}% ${ring.active ? 'active ' : 'waiting'} ${bar} ` +
         `${applied}/${assigned} applied, ${failed} failed, ${mine?.stale ?? 0} pending`,
     );
   }
