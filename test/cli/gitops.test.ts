@@ -40,7 +40,10 @@ const admin = async (method: string, p: string, body?: unknown) => {
 
 // The CLI against this test's API (HOOKWARDEN_URL/TOKEN) with a private config file.
 const cli = (args: string[], token = api.adminToken) =>
-  runCli(['--config', path.join(tmp, 'config.toml'), ...args], { HOOKWARDEN_URL: api.baseUrl, HOOKWARDEN_TOKEN: token });
+  runCli(['--config', path.join(tmp, 'config.toml'), ...args], {
+    HOOKWARDEN_URL: api.baseUrl,
+    HOOKWARDEN_TOKEN: token,
+  });
 
 const toml = (marker: string) =>
   `[hooks]\nmanaged_dir = "${MANAGED}"\n\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n\n[[hooks.PreToolUse.hooks]]\n` +
@@ -58,7 +61,17 @@ async function startAgentIn(groupId: string, name: string) {
   const stateDir = path.join(tmp, name, 'state');
   await fs.mkdir(path.join(root, 'etc'), { recursive: true });
   await fs.writeFile(path.join(root, 'etc/machine-id'), `${name}-${Date.now()}-machine\n`);
-  const r = await runAgent(['enroll', '--server', api.baseUrl, '--secret', secret, '--state-dir', stateDir, '--root', root]);
+  const r = await runAgent([
+    'enroll',
+    '--server',
+    api.baseUrl,
+    '--secret',
+    secret,
+    '--state-dir',
+    stateDir,
+    '--root',
+    root,
+  ]);
   expect(r.code, r.stderr).toBe(0);
   const p = spawnAgent(['run', '--state-dir', stateDir, '--root', root, '--poll-wait', '5']);
   agents.push(p);
@@ -93,14 +106,20 @@ describe('hookwarden GitOps', () => {
     });
     await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.id });
     agentRoot = (await startAgentIn(groupId, 'laptop')).root;
-    await waitFor(async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho v1\n', 15_000, 'v1 on the agent');
+    await waitFor(
+      async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho v1\n',
+      15_000,
+      'v1 on the agent',
+    );
 
     const exp = await cli(['export', '-d', dir()]);
     expect(exp.code, exp.stderr).toBe(0);
     expect(await fs.readFile(path.join(dir(), 'policies/base/files/check.sh'), 'utf8')).toBe('#!/bin/sh\necho v1\n');
     expect((await fs.stat(path.join(dir(), 'policies/base/files/check.sh'))).mode & 0o777).toBe(0o755);
     expect((await fs.stat(path.join(dir(), 'policies/base/files/lib/util.sh'))).mode & 0o777).toBe(0o644);
-    expect(await fs.readFile(path.join(dir(), 'policies/base/policy.toml'), 'utf8')).toContain('"secret.conf" = "0600"');
+    expect(await fs.readFile(path.join(dir(), 'policies/base/policy.toml'), 'utf8')).toContain(
+      '"secret.conf" = "0600"',
+    );
 
     const plan = await cli(['plan', '-f', dir()]);
     expect(plan.stderr).toBe('');
@@ -141,7 +160,11 @@ describe('hookwarden GitOps', () => {
     const apply = await cli(['apply', '-f', dir()]);
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toContain('Applied 2 change(s)');
-    await waitFor(async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho v2\n', 15_000, 'v2 on the agent');
+    await waitFor(
+      async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho v2\n',
+      15_000,
+      'v2 on the agent',
+    );
     const v2 = await admin('GET', `/v1/policies/${policyId}/versions/2`);
     expect(v2.message).toContain('check.sh prints v2');
     expect(v2.message).toContain(`git-commit: ${commit}`);
@@ -185,7 +208,11 @@ describe('hookwarden GitOps', () => {
     const ok = await cli(['apply', '-f', dir(), '--plan', planFile]);
     expect(ok.code, ok.stderr).toBe(0);
     expect((await admin('GET', `/v1/policies/${policyId}`)).latestVersion).toBe(4);
-    await waitFor(async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho v3\n', 15_000, 'v3 on the agent');
+    await waitFor(
+      async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho v3\n',
+      15_000,
+      'v3 on the agent',
+    );
   });
 
   it('server-only groups and policies are reported, and removed only with --prune', async () => {
@@ -220,7 +247,10 @@ describe('hookwarden GitOps', () => {
   it('a staged rollout is followed with --watch until it completes', async () => {
     const manifest = path.join(dir(), 'policies/base/policy.toml');
     const text = await fs.readFile(manifest, 'utf8');
-    await fs.writeFile(manifest, text.replace(/\[rollout\][^[]*/, '[rollout]\nstrategy = "staged"\nrings = [50, 100]\ninterval = "1s"\n\n'));
+    await fs.writeFile(
+      manifest,
+      text.replace(/\[rollout\][^[]*/, '[rollout]\nstrategy = "staged"\nrings = [50, 100]\ninterval = "1s"\n\n'),
+    );
     await fs.writeFile(path.join(dir(), 'policies/base/files/check.sh'), '#!/bin/sh\necho staged\n');
     const plan = await cli(['plan', '-f', dir()]);
     expect(plan.code, plan.stderr).toBe(2);
@@ -233,7 +263,11 @@ describe('hookwarden GitOps', () => {
     expect(apply.stdout).toMatch(/release [0-9a-f-]{36}: completed/);
     const releases = (await admin('GET', `/v1/groups/${groupId}/releases`)).items;
     expect(releases[0]).toMatchObject({ strategy: 'staged', status: 'completed', rings: [50, 100] });
-    await waitFor(async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho staged\n', 15_000, 'staged version on the agent');
+    await waitFor(
+      async () => (await visibleLayer(agentRoot, MANAGED))?.['check.sh'] === '755:#!/bin/sh\necho staged\n',
+      15_000,
+      'staged version on the agent',
+    );
     // Round trip of a staged release: an export of the server plans to nothing.
     const exported = path.join(tmp, 'export-2');
     expect((await cli(['export', '-d', exported])).code).toBe(0);
@@ -245,9 +279,14 @@ describe('hookwarden GitOps', () => {
   it('offline validation fails first, naming the file, line and column', async () => {
     const bad = path.join(tmp, 'bad');
     await fs.cp(dir(), bad, { recursive: true });
-    await fs.writeFile(path.join(bad, 'policies/base/requirements.toml'), '[hooks]\nmanaged_dir = "relative"\n[[hooks.NoSuchEvent]]\n');
+    await fs.writeFile(
+      path.join(bad, 'policies/base/requirements.toml'),
+      '[hooks]\nmanaged_dir = "relative"\n[[hooks.NoSuchEvent]]\n',
+    );
     // No server at all: validation happens before any request.
-    const r = await runCli(['--config', path.join(tmp, 'none.toml'), 'plan', '-f', bad], { HOOKWARDEN_URL: 'http://127.0.0.1:9' });
+    const r = await runCli(['--config', path.join(tmp, 'none.toml'), 'plan', '-f', bad], {
+      HOOKWARDEN_URL: 'http://127.0.0.1:9',
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('offline validation');
     expect(r.stderr).toMatch(/policies\/base\/requirements\.toml:3:\d+ .*unknown hook event/);

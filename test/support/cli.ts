@@ -12,7 +12,11 @@ export interface CliResult {
 
 // Runs `hookwarden ...args` to completion (killed after `timeoutMs`); env is added to a clean copy of this one
 // without any HOOKWARDEN_* variables of the developer's shell.
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 60_000,
+): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HOOKWARDEN_')));
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
     env: { ...base, NO_COLOR: '1', ...env },

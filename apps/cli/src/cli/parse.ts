@@ -23,7 +23,8 @@ export function parseDuration(text: string, what: string): number {
 
 // An integer within [min, max].
 export function parseIntIn(text: string, what: string, min: number, max: number): number {
-  if (!/^-?\d{1,15}$/.test(text.trim())) throw new CliError(`${what}: expected an integer, got ${JSON.stringify(text)}`);
+  if (!/^-?\d{1,15}$/.test(text.trim()))
+    throw new CliError(`${what}: expected an integer, got ${JSON.stringify(text)}`);
   const n = Number(text);
   if (n < min || n > max) throw new CliError(`${what}: ${n} is outside ${min}..${max}`);
   return n;

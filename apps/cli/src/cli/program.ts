@@ -19,7 +19,10 @@ export function buildProgram(): Command {
         'audit log, and GitOps (plan / apply / export of a directory).',
     )
     .version(CLI_VERSION, '-V, --version', 'print the CLI version')
-    .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/hookwarden/config.toml or ~/.config/hookwarden/config.toml)')
+    .option(
+      '--config <file>',
+      'config file (default: $XDG_CONFIG_HOME/hookwarden/config.toml or ~/.config/hookwarden/config.toml)',
+    )
     .option('--context <name>', 'use this stored context instead of the current one')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--timeout <duration>', 'per-request timeout (default 30s)')

@@ -12,7 +12,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help / --version exit 0; usage errors 1 (commander already printed them).
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 1;
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help'
+        ? 0
+        : 1;
     }
     if (err instanceof CliError) {
       process.stderr.write(`hookwarden: ${err.message}\n`);

@@ -103,7 +103,8 @@ export class ApiClient {
   // The full URL of a path with its query string (undefined/null values are left out).
   url(path: string, query?: RequestOptions['query']): string {
     const u = new URL(this.baseUrl + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
     return u.toString();
   }
 
@@ -189,7 +190,11 @@ export class ApiClient {
   }
 
   // JSON request → status and parsed answer (for routes whose 200/201 differ in meaning).
-  async jsonWithStatus<T>(method: string, path: string, opts: RequestOptions = {}): Promise<{ status: number; body: T }> {
+  async jsonWithStatus<T>(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<{ status: number; body: T }> {
     const res = await this.send(method, path, opts);
     return { status: res.status, body: (await this.parse(res, method, path, opts)) as T };
   }
@@ -219,7 +224,7 @@ export async function readLimited(res: Response, max: number): Promise<Buffer> {
     await res.body.cancel().catch(() => undefined);
     throw new CliError(`the server's answer is ${declared} bytes; the limit is ${max}`);
   }
-  const reader = res.body.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -42,7 +42,9 @@ export async function download(client: ApiClient, apiPath: string, o: DownloadOp
   process.once('SIGINT', onSigint);
   const toStdout = o.out === '-';
   const final = toStdout ? '-' : path.resolve(o.out);
-  const tmp = toStdout ? '' : path.join(path.dirname(final), `.${path.basename(final)}.${randomBytes(4).toString('hex')}.partial`);
+  const tmp = toStdout
+    ? ''
+    : path.join(path.dirname(final), `.${path.basename(final)}.${randomBytes(4).toString('hex')}.partial`);
   let bytes = 0;
   let lines = 0;
   let lastDraw = 0;
@@ -51,14 +53,16 @@ export async function download(client: ApiClient, apiPath: string, o: DownloadOp
     const now = Date.now();
     if (!done && now - lastDraw < 200) return;
     lastDraw = now;
-    process.stderr.write(`\r\x1b[K${done ? 'downloaded' : 'downloading'} ${size(bytes)}, ${lines} line(s)${done ? '\n' : ''}`);
+    process.stderr.write(
+      `\r\x1b[K${done ? 'downloaded' : 'downloading'} ${size(bytes)}, ${lines} line(s)${done ? '\n' : ''}`,
+    );
   };
   try {
     const res = await client.send('GET', apiPath, { query: o.query, headers: { accept: '*/*' } }, ac.signal);
     touch();
     if (!res.body) throw new CliError('the server sent no body');
     const sink = toStdout ? process.stdout : createWriteStream(tmp, { mode: 0o600, flags: 'wx' });
-    const reader = res.body.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -71,11 +75,15 @@ export async function download(client: ApiClient, apiPath: string, o: DownloadOp
       }
     } catch (err) {
       throw new CliError(
-        ac.signal.aborted ? `the download stalled (no data for ${idleMs / 1000} s) or was interrupted` : `the download failed: ${networkReason(err)}`,
+        ac.signal.aborted
+          ? `the download stalled (no data for ${idleMs / 1000} s) or was interrupted`
+          : `the download failed: ${networkReason(err)}`,
       );
     }
     if (!toStdout) {
-      await new Promise<void>((resolve, reject) => (sink as ReturnType<typeof createWriteStream>).end((err?: Error | null) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        (sink as ReturnType<typeof createWriteStream>).end((err?: Error | null) => (err ? reject(err) : resolve())),
+      );
       await fs.rename(tmp, final);
     }
     draw(true);

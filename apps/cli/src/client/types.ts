@@ -76,8 +76,6 @@ export interface DiffView {
   files: FileDiff[];
 }
 
-export type ReleaseStatus = 'rolling' | 'paused' | 'completed' | 'aborted' | 'superseded';
-
 export interface ReleaseView {
   id: string;
   groupId: string;
@@ -86,7 +84,8 @@ export interface ReleaseView {
   policyVersion: number;
   revision: number;
   strategy: 'immediate' | 'staged';
-  status: ReleaseStatus | string;
+  /** rolling | paused | completed | aborted | superseded */
+  status: string;
   rings: number[];
   currentRing: number;
   ringIntervalSec: number;

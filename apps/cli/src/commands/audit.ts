@@ -67,7 +67,8 @@ function filterOptions(cmd: Command): Command {
 // The API query of the filter options.
 async function filterQuery(rt: Runtime, o: FilterOptions): Promise<Record<string, string | undefined>> {
   if (o.endpoint && !isUuid(o.endpoint)) throw new CliError('--endpoint must be an endpoint id (UUID)');
-  if (o.managed !== undefined && o.managed !== 'true' && o.managed !== 'false') throw new CliError('--managed must be true or false');
+  if (o.managed !== undefined && o.managed !== 'true' && o.managed !== 'false')
+    throw new CliError('--managed must be true or false');
   const groupId = o.group ? (await resolveGroup(await rt.client(), o.group)).id : undefined;
   return {
     endpointId: o.endpoint,
@@ -89,8 +90,17 @@ async function filterQuery(rt: Runtime, o: FilterOptions): Promise<Record<string
 }
 
 // Streams an export with progress (stderr, only on a terminal) and reports where it went.
-async function runExport(rt: Runtime, apiPath: string, query: Record<string, string | undefined>, out: string): Promise<void> {
-  const res = await download(await rt.client(), apiPath, { query, out, progress: Boolean(process.stderr.isTTY) && out !== '-' });
+async function runExport(
+  rt: Runtime,
+  apiPath: string,
+  query: Record<string, string | undefined>,
+  out: string,
+): Promise<void> {
+  const res = await download(await rt.client(), apiPath, {
+    query,
+    out,
+    progress: Boolean(process.stderr.isTTY) && out !== '-',
+  });
   if (out === '-') return;
   if (rt.format === 'json') rt.json(res);
   else rt.out(`Wrote ${res.bytes} bytes (${res.lines} lines) to ${res.file}.\n`);
@@ -99,13 +109,22 @@ async function runExport(rt: Runtime, apiPath: string, query: Record<string, str
 // Registers hook-runs and audit-log.
 export function registerAuditCommands(program: Command): void {
   const runs = program.command('hook-runs').description('Hook-run records uploaded by endpoints (auditor and admin)');
-  examples(runs, ['hookwarden hook-runs list --decision deny,block --from 2026-12-01T00:00:00Z', 'hookwarden hook-runs export --out runs.ndjson']);
+  examples(runs, [
+    'hookwarden hook-runs list --decision deny,block --from 2026-12-01T00:00:00Z',
+    'hookwarden hook-runs export --out runs.ndjson',
+  ]);
 
   examples(
     pageOptions(filterOptions(runs.command('list').description('Query hook runs (newest first)')), 500).action(
       async (opts: FilterOptions & PageOptions, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        const page = await fetchPage<HookRunView>(await rt.client(), '/v1/hook-runs', await filterQuery(rt, opts), opts, 500);
+        const page = await fetchPage<HookRunView>(
+          await rt.client(),
+          '/v1/hook-runs',
+          await filterQuery(rt, opts),
+          opts,
+          500,
+        );
         rt.list(page, [
           { header: 'STARTED', get: (r) => r.startedAt, max: 24 },
           { header: 'ENDPOINT', get: (r) => r.endpointId.slice(0, 8) },
@@ -119,7 +138,10 @@ export function registerAuditCommands(program: Command): void {
         ]);
       },
     ),
-    ['hookwarden hook-runs list --group engineering --status failed,timed_out', 'hookwarden hook-runs list --event PreToolUse --tool Bash --all -o json'],
+    [
+      'hookwarden hook-runs list --group engineering --status failed,timed_out',
+      'hookwarden hook-runs list --event PreToolUse --tool Bash --all -o json',
+    ],
   );
 
   examples(
@@ -135,17 +157,30 @@ export function registerAuditCommands(program: Command): void {
   );
 
   examples(
-    filterOptions(runs.command('stats').description('Counts by event, decision and status per hour or day (default: last 24 h)'))
+    filterOptions(
+      runs.command('stats').description('Counts by event, decision and status per hour or day (default: last 24 h)'),
+    )
       .option('--bucket <bucket>', 'hour | day', 'hour')
       .action(async (opts: FilterOptions & { bucket: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         if (opts.bucket !== 'hour' && opts.bucket !== 'day') throw new CliError('--bucket must be hour or day');
-        const res = await (await rt.client()).json<{
+        const res = await (
+          await rt.client()
+        ).json<{
           bucket: string;
-          buckets: Array<{ start: string; total: number; byEvent: Record<string, number>; byDecision: Record<string, number>; byStatus: Record<string, number> }>;
+          buckets: Array<{
+            start: string;
+            total: number;
+            byEvent: Record<string, number>;
+            byDecision: Record<string, number>;
+            byStatus: Record<string, number>;
+          }>;
         }>('GET', '/v1/hook-runs/stats', { query: { ...(await filterQuery(rt, opts)), bucket: opts.bucket } });
         if (rt.format === 'json') return rt.json(res);
-        const kv = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join(' ') || '-';
+        const kv = (o: Record<string, number>) =>
+          Object.entries(o)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ') || '-';
         rt.list({ items: res.buckets }, [
           { header: 'START', get: (b) => shortTime(b.start) },
           { header: 'TOTAL', get: (b) => b.total },
@@ -163,12 +198,19 @@ export function registerAuditCommands(program: Command): void {
       .option('--limit <n>', 'how many (1..100)', '10')
       .action(async (opts: FilterOptions & { kind: string; limit: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        if (opts.kind !== 'failing' && opts.kind !== 'blocking') throw new CliError('--kind must be failing or blocking');
-        const res = await (await rt.client()).json<{
+        if (opts.kind !== 'failing' && opts.kind !== 'blocking')
+          throw new CliError('--kind must be failing or blocking');
+        const res = await (
+          await rt.client()
+        ).json<{
           kind: string;
           items: Array<{ hookKey: string; hookHash: string | null; count: number; endpoints: number; lastAt: string }>;
         }>('GET', '/v1/hook-runs/top', {
-          query: { ...(await filterQuery(rt, opts)), kind: opts.kind, limit: parseIntIn(opts.limit, '--limit', 1, 100) },
+          query: {
+            ...(await filterQuery(rt, opts)),
+            kind: opts.kind,
+            limit: parseIntIn(opts.limit, '--limit', 1, 100),
+          },
         });
         if (rt.format === 'json') return rt.json(res);
         rt.list(res, [
@@ -182,42 +224,72 @@ export function registerAuditCommands(program: Command): void {
   );
 
   examples(
-    filterOptions(runs.command('export').description('Stream every matching run (oldest first) to a file, with progress on a terminal'))
+    filterOptions(
+      runs
+        .command('export')
+        .description('Stream every matching run (oldest first) to a file, with progress on a terminal'),
+    )
       .option('--format <format>', 'ndjson | csv', 'ndjson')
       .requiredOption('--out <file>', 'destination file (`-` for stdout); written only once complete')
       .action(async (opts: FilterOptions & { format: string; out: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         if (opts.format !== 'ndjson' && opts.format !== 'csv') throw new CliError('--format must be ndjson or csv');
-        await runExport(rt, '/v1/hook-runs/export', { ...(await filterQuery(rt, opts)), format: opts.format }, opts.out);
+        await runExport(
+          rt,
+          '/v1/hook-runs/export',
+          { ...(await filterQuery(rt, opts)), format: opts.format },
+          opts.out,
+        );
       }),
     ['hookwarden hook-runs export --from 2026-11-01T00:00:00Z --format csv --out november.csv'],
   );
 
   examples(
-    pageOptions(runs.command('findings').description('Chain findings: missing ranges, broken links, dropped records'), 500)
+    pageOptions(
+      runs.command('findings').description('Chain findings: missing ranges, broken links, dropped records'),
+      500,
+    )
       .option('--endpoint <id>', 'endpoint id')
       .option('--group <group>', 'group (id or name)')
       .option('--kind <kind>', 'missing_range | broken_link | dropped')
       .option('--include-resolved', 'also resolved findings')
-      .action(async (opts: PageOptions & { endpoint?: string; group?: string; kind?: string; includeResolved?: boolean }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const client = await rt.client();
-        const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
-        const page = await fetchPage<{ id: string; endpointId: string; kind: string; fromSeq: number | null; toSeq: number | null; detectedAt: string; resolvedAt: string | null }>(
-          client,
-          '/v1/findings',
-          { endpointId: opts.endpoint, groupId, kind: opts.kind, includeResolved: opts.includeResolved ? 'true' : undefined },
-          opts,
-          500,
-        );
-        rt.list(page, [
-          { header: 'ENDPOINT', get: (f) => f.endpointId, max: 36 },
-          { header: 'KIND', get: (f) => f.kind },
-          { header: 'SEQ', get: (f) => `${f.fromSeq ?? '-'}..${f.toSeq ?? '-'}` },
-          { header: 'DETECTED', get: (f) => shortTime(f.detectedAt) },
-          { header: 'RESOLVED', get: (f) => shortTime(f.resolvedAt) },
-        ]);
-      }),
+      .action(
+        async (
+          opts: PageOptions & { endpoint?: string; group?: string; kind?: string; includeResolved?: boolean },
+          cmd: Command,
+        ) => {
+          const rt = runtimeOf(cmd);
+          const client = await rt.client();
+          const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
+          const page = await fetchPage<{
+            id: string;
+            endpointId: string;
+            kind: string;
+            fromSeq: number | null;
+            toSeq: number | null;
+            detectedAt: string;
+            resolvedAt: string | null;
+          }>(
+            client,
+            '/v1/findings',
+            {
+              endpointId: opts.endpoint,
+              groupId,
+              kind: opts.kind,
+              includeResolved: opts.includeResolved ? 'true' : undefined,
+            },
+            opts,
+            500,
+          );
+          rt.list(page, [
+            { header: 'ENDPOINT', get: (f) => f.endpointId, max: 36 },
+            { header: 'KIND', get: (f) => f.kind },
+            { header: 'SEQ', get: (f) => `${f.fromSeq ?? '-'}..${f.toSeq ?? '-'}` },
+            { header: 'DETECTED', get: (f) => shortTime(f.detectedAt) },
+            { header: 'RESOLVED', get: (f) => shortTime(f.resolvedAt) },
+          ]);
+        },
+      ),
     ['hookwarden hook-runs findings --kind missing_range'],
   );
 
@@ -233,7 +305,15 @@ export function registerAuditCommands(program: Command): void {
       .option('--target-id <id>', 'target id')
       .option('--from <iso>', 'entries at or after (ISO 8601)')
       .option('--to <iso>', 'entries before (ISO 8601)');
-  type AuditFilterOptions = { action?: string; actionPrefix?: string; actor?: string; targetType?: string; targetId?: string; from?: string; to?: string };
+  type AuditFilterOptions = {
+    action?: string;
+    actionPrefix?: string;
+    actor?: string;
+    targetType?: string;
+    targetId?: string;
+    from?: string;
+    to?: string;
+  };
   const auditQuery = (o: AuditFilterOptions) => ({
     action: o.action,
     actionPrefix: o.actionPrefix,
@@ -248,12 +328,15 @@ export function registerAuditCommands(program: Command): void {
     pageOptions(auditFilters(audit.command('list').description('Query audit entries (newest first)'))).action(
       async (opts: AuditFilterOptions & PageOptions, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        const page = await fetchPage<{ seq: string; at: string; actorName: string; role: string; action: string; targetType: string; targetId: string | null }>(
-          await rt.client(),
-          '/v1/audit-log',
-          auditQuery(opts),
-          opts,
-        );
+        const page = await fetchPage<{
+          seq: string;
+          at: string;
+          actorName: string;
+          role: string;
+          action: string;
+          targetType: string;
+          targetId: string | null;
+        }>(await rt.client(), '/v1/audit-log', auditQuery(opts), opts);
         rt.list(page, [
           { header: 'SEQ', get: (e) => e.seq },
           { header: 'AT', get: (e) => e.at, max: 24 },
@@ -297,7 +380,10 @@ export function registerAuditCommands(program: Command): void {
         'Recompute the hash chain and check it still contains the last checkpoint this machine verified (kept in the ' +
           'config directory); on success the new signed checkpoint replaces it. Exit 1 when the chain is broken',
       )
-      .option('--checkpoint-file <file>', 'where checkpoints are kept (default: audit-checkpoints.json beside config.toml)')
+      .option(
+        '--checkpoint-file <file>',
+        'where checkpoints are kept (default: audit-checkpoints.json beside config.toml)',
+      )
       .option('--no-checkpoint', 'do not use or update the kept checkpoint')
       .action(async (opts: { checkpointFile?: string; checkpoint: boolean }, cmd: Command) => {
         const rt = runtimeOf(cmd);
@@ -315,19 +401,34 @@ export function registerAuditCommands(program: Command): void {
           signatureOk = checkpointSignatureValid(result.checkpoint, keys.keys);
           if (signatureOk && opts.checkpoint) await saveCheckpoint(file, server, result.checkpoint);
         }
-        const summary = { ...result, keptCheckpoint: kept, checkpointFile: opts.checkpoint ? file : null, signatureValid: signatureOk };
+        const summary = {
+          ...result,
+          keptCheckpoint: kept,
+          checkpointFile: opts.checkpoint ? file : null,
+          signatureValid: signatureOk,
+        };
         if (rt.format === 'json') rt.json(summary);
         else if (result.ok) {
           rt.out(
             `Audit log OK: ${result.checked} entries checked` +
-              (kept ? `; still contains the checkpoint kept at seq ${kept.seq} (${kept.at})` : '; no checkpoint was kept yet') +
-              (result.checkpoint ? `.\nNew checkpoint: seq ${result.checkpoint.seq}, signed by ${result.checkpoint.keyId}${signatureOk ? '' : ' (SIGNATURE INVALID: not kept)'}` : '') +
+              (kept
+                ? `; still contains the checkpoint kept at seq ${kept.seq} (${kept.at})`
+                : '; no checkpoint was kept yet') +
+              (result.checkpoint
+                ? `.\nNew checkpoint: seq ${result.checkpoint.seq}, signed by ${result.checkpoint.keyId}${signatureOk ? '' : ' (SIGNATURE INVALID: not kept)'}`
+                : '') +
               '.\n',
           );
         } else {
           rt.out(
             renderTable(
-              [{ problem: result.problem ?? 'broken', firstBrokenSeq: result.firstBrokenSeq ?? '-', reason: result.reason ?? '-' }],
+              [
+                {
+                  problem: result.problem ?? 'broken',
+                  firstBrokenSeq: result.firstBrokenSeq ?? '-',
+                  reason: result.reason ?? '-',
+                },
+              ],
               [
                 { header: 'PROBLEM', get: (r) => r.problem },
                 { header: 'FIRST BROKEN SEQ', get: (r) => r.firstBrokenSeq },
@@ -342,8 +443,12 @@ export function registerAuditCommands(program: Command): void {
               (kept ? ` (checked against the checkpoint kept at seq ${kept.seq}; it was not replaced)` : ''),
           );
         }
-        if (signatureOk === false) throw new CliError('the new checkpoint’s signature does not verify with the server’s trusted keys');
+        if (signatureOk === false)
+          throw new CliError('the new checkpoint’s signature does not verify with the server’s trusted keys');
       }),
-    ['hookwarden audit-log verify', 'hookwarden audit-log verify -o json --checkpoint-file /secure/hw-checkpoints.json'],
+    [
+      'hookwarden audit-log verify',
+      'hookwarden audit-log verify -o json --checkpoint-file /secure/hw-checkpoints.json',
+    ],
   );
 }

@@ -1,5 +1,5 @@
 // `hookwarden completion bash|zsh|fish`: shell completion generated from the command tree.
-import type { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 
@@ -12,7 +12,7 @@ interface Node {
 // Every command path with its subcommand names and long options.
 function walk(cmd: Command, path: string[] = [], out: Node[] = []): Node[] {
   const subs = cmd.commands.filter((c) => c.name() !== 'help');
-  const options = (cmd.options as readonly Option[]).map((o) => o.long).filter((x): x is string => Boolean(x));
+  const options = cmd.options.map((o) => o.long).filter((x): x is string => Boolean(x));
   out.push({ path, subcommands: subs.flatMap((c) => [c.name(), ...c.aliases()]), options: [...options, '--help'] });
   for (const c of subs) walk(c, [...path, c.name()], out);
   return out;
@@ -31,7 +31,10 @@ _hookwarden() {
     w="\${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "\${path:+$path }$w" in
-${nodes.map((n) => `      "${n.path.join(' ')}") path="${n.path.join(' ')}" ;;`).filter((l) => !l.includes('"")')).join('\n')}
+${nodes
+  .map((n) => `      "${n.path.join(' ')}") path="${n.path.join(' ')}" ;;`)
+  .filter((l) => !l.includes('"")'))
+  .join('\n')}
     esac
   done
   local words=""
@@ -56,7 +59,8 @@ ${bash(nodes, globals).replace(/^# bash completion.*\n/, '')}`;
 function fish(nodes: Node[]): string {
   const lines = ['# fish completion for hookwarden: hookwarden completion fish | source'];
   for (const n of nodes) {
-    const cond = n.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
+    const cond =
+      n.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
     for (const s of n.subcommands) lines.push(`complete -c hookwarden -f -n '${cond}' -a '${s}'`);
     for (const o of n.options) lines.push(`complete -c hookwarden -n '${cond}' -l '${o.replace(/^--/, '')}'`);
   }
@@ -72,10 +76,21 @@ export function registerCompletionCommand(program: Command): void {
       .action((shell: string) => {
         const nodes = walk(program);
         const globals = nodes[0]!.options;
-        const script = shell === 'bash' ? bash(nodes, globals) : shell === 'zsh' ? zsh(nodes, globals) : shell === 'fish' ? fish(nodes) : null;
+        const script =
+          shell === 'bash'
+            ? bash(nodes, globals)
+            : shell === 'zsh'
+              ? zsh(nodes, globals)
+              : shell === 'fish'
+                ? fish(nodes)
+                : null;
         if (script === null) throw new CliError(`unsupported shell ${JSON.stringify(shell)}: use bash, zsh or fish`);
         process.stdout.write(script);
       }),
-    ['eval "$(hookwarden completion bash)"', 'hookwarden completion zsh > "${fpath[1]}/_hookwarden"', 'hookwarden completion fish | source'],
+    [
+      'eval "$(hookwarden completion bash)"',
+      'hookwarden completion zsh > "${fpath[1]}/_hookwarden"',
+      'hookwarden completion fish | source',
+    ],
   );
 }

@@ -62,8 +62,14 @@ function uuid(id: string, what: string): string {
 
 // Registers endpoints, enrollment-secrets, tokens and signing-keys.
 export function registerFleetCommands(program: Command): void {
-  const endpoints = program.command('endpoints').alias('endpoint').description('Enrolled endpoints (machines running the agent)');
-  examples(endpoints, ['hookwarden endpoints list --group engineering --state failed', 'hookwarden endpoints revoke 5f1e…']);
+  const endpoints = program
+    .command('endpoints')
+    .alias('endpoint')
+    .description('Enrolled endpoints (machines running the agent)');
+  examples(endpoints, [
+    'hookwarden endpoints list --group engineering --state failed',
+    'hookwarden endpoints revoke 5f1e…',
+  ]);
 
   examples(
     pageOptions(endpoints.command('list').description('List endpoints, filtered'), 500)
@@ -74,7 +80,13 @@ export function registerFleetCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
-        const page = await fetchPage<EndpointView>(client, '/v1/endpoints', { groupId, state: opts.state, platform: opts.platform }, opts, 500);
+        const page = await fetchPage<EndpointView>(
+          client,
+          '/v1/endpoints',
+          { groupId, state: opts.state, platform: opts.platform },
+          opts,
+          500,
+        );
         rt.list(page, [
           { header: 'ID', get: (e) => e.id, max: 36 },
           { header: 'HOSTNAME', get: (e) => e.hostname, max: 40 },
@@ -96,7 +108,9 @@ export function registerFleetCommands(program: Command): void {
       .description('Show an endpoint with its last status report')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<Record<string, unknown>>('GET', `/v1/endpoints/${uuid(id, 'endpoint id')}`));
+        rt.record(
+          await (await rt.client()).json<Record<string, unknown>>('GET', `/v1/endpoints/${uuid(id, 'endpoint id')}`),
+        );
       }),
     ['hookwarden endpoints get 5f1e…'],
   );
@@ -107,7 +121,11 @@ export function registerFleetCommands(program: Command): void {
       .description('Revoke an endpoint: its agent gets 401 from now on')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<Record<string, unknown>>('POST', `/v1/endpoints/${uuid(id, 'endpoint id')}/revoke`));
+        rt.record(
+          await (
+            await rt.client()
+          ).json<Record<string, unknown>>('POST', `/v1/endpoints/${uuid(id, 'endpoint id')}/revoke`),
+        );
       }),
     ['hookwarden endpoints revoke 5f1e…'],
   );
@@ -131,7 +149,10 @@ export function registerFleetCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        rt.list(await client.json<{ items: SecretView[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`), secretColumns);
+        rt.list(
+          await client.json<{ items: SecretView[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`),
+          secretColumns,
+        );
       }),
     ['hookwarden enrollment-secrets list engineering'],
   );
@@ -147,13 +168,17 @@ export function registerFleetCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        const res = await client.json<SecretView & { secret: string }>('POST', `/v1/groups/${g.id}/enrollment-secrets`, {
-          body: {
-            name: opts.name,
-            expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined,
-            maxUses: opts.maxUses ? parseIntIn(opts.maxUses, '--max-uses', 1, 1_000_000) : undefined,
+        const res = await client.json<SecretView & { secret: string }>(
+          'POST',
+          `/v1/groups/${g.id}/enrollment-secrets`,
+          {
+            body: {
+              name: opts.name,
+              expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined,
+              maxUses: opts.maxUses ? parseIntIn(opts.maxUses, '--max-uses', 1, 1_000_000) : undefined,
+            },
           },
-        });
+        );
         if (rt.format === 'json') return rt.json(res);
         rt.out(`Enrollment secret ${res.id} for group "${g.name}" (shown only now):\n${res.secret}\n`);
       }),
@@ -166,7 +191,9 @@ export function registerFleetCommands(program: Command): void {
       .description('Revoke an enrollment secret')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<SecretView>('POST', `/v1/enrollment-secrets/${uuid(id, 'secret id')}/revoke`));
+        rt.record(
+          await (await rt.client()).json<SecretView>('POST', `/v1/enrollment-secrets/${uuid(id, 'secret id')}/revoke`),
+        );
       }),
     ['hookwarden enrollment-secrets revoke 77aa…'],
   );
@@ -205,8 +232,14 @@ export function registerFleetCommands(program: Command): void {
       .action(async (opts: { name: string; role: string; expires?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         if (opts.role !== 'admin' && opts.role !== 'auditor') throw new CliError('--role must be admin or auditor');
-        const res = await (await rt.client()).json<TokenView & { token: string }>('POST', '/v1/tokens', {
-          body: { name: opts.name, role: opts.role, expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined },
+        const res = await (
+          await rt.client()
+        ).json<TokenView & { token: string }>('POST', '/v1/tokens', {
+          body: {
+            name: opts.name,
+            role: opts.role,
+            expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined,
+          },
         });
         if (rt.format === 'json') return rt.json(res);
         rt.out(`Token ${res.id} (${res.role}) — shown only now:\n${res.token}\n`);
@@ -225,12 +258,17 @@ export function registerFleetCommands(program: Command): void {
     ['hookwarden tokens revoke 9c0d…'],
   );
 
-  const keys = program.command('signing-keys').description('Bundle-signing keys: list, add, activate, retire (rotation without downtime)');
+  const keys = program
+    .command('signing-keys')
+    .description('Bundle-signing keys: list, add, activate, retire (rotation without downtime)');
   examples(keys, ['hookwarden signing-keys list', 'hookwarden signing-keys create --activate']);
 
   const keyColumns = [
     { header: 'KID', get: (k: SigningKeyView) => k.kid, max: 40 },
-    { header: 'STATUS', get: (k: SigningKeyView) => k.status ?? (k.retiredAt ? 'retired' : k.activatedAt ? 'active' : 'trusted') },
+    {
+      header: 'STATUS',
+      get: (k: SigningKeyView) => k.status ?? (k.retiredAt ? 'retired' : k.activatedAt ? 'active' : 'trusted'),
+    },
     { header: 'CREATED', get: (k: SigningKeyView) => shortTime(k.createdAt) },
     { header: 'ACTIVATED', get: (k: SigningKeyView) => shortTime(k.activatedAt) },
     { header: 'RETIRED', get: (k: SigningKeyView) => shortTime(k.retiredAt) },
@@ -267,7 +305,11 @@ export function registerFleetCommands(program: Command): void {
       .option('--activate', 'make it sign new bundles right away')
       .action(async (opts: { activate?: boolean }, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<SigningKeyView>('POST', '/v1/signing-keys', { body: { activate: opts.activate ?? false } }));
+        rt.record(
+          await (
+            await rt.client()
+          ).json<SigningKeyView>('POST', '/v1/signing-keys', { body: { activate: opts.activate ?? false } }),
+        );
       }),
     ['hookwarden signing-keys create --activate'],
   );
@@ -282,7 +324,11 @@ export function registerFleetCommands(program: Command): void {
         .description(description)
         .action(async (kid: string, _o: unknown, cmd: Command) => {
           const rt = runtimeOf(cmd);
-          rt.record(await (await rt.client()).json<SigningKeyView>('POST', `/v1/signing-keys/${encodeURIComponent(kid)}/${name}`));
+          rt.record(
+            await (
+              await rt.client()
+            ).json<SigningKeyView>('POST', `/v1/signing-keys/${encodeURIComponent(kid)}/${name}`),
+          );
         }),
       [`hookwarden signing-keys ${name} ed25519:0123456789abcdef`],
     );

@@ -42,7 +42,8 @@ async function loadPlan(file: string): Promise<Plan> {
   } catch {
     throw new CliError(`${file} is not a plan (not JSON)`);
   }
-  if (plan?.format !== PLAN_FORMAT || !Array.isArray(plan.steps)) throw new CliError(`${file} is not a ${PLAN_FORMAT} plan`);
+  if (plan?.format !== PLAN_FORMAT || !Array.isArray(plan.steps))
+    throw new CliError(`${file} is not a ${PLAN_FORMAT} plan`);
   return plan;
 }
 
@@ -107,7 +108,10 @@ export function registerGitopsCommands(program: Command): void {
         if (rt.format === 'json') rt.json({ ...result, serverOnly: reported });
         else {
           rt.out(`Applied ${result.applied.length} change(s).\n`);
-          for (const s of reported) rt.out(`on the server only: ${s.kind} "${s.name}"${s.blocked ? ` (cannot be removed: ${s.blocked})` : ' (kept; --prune removes it)'}\n`);
+          for (const s of reported)
+            rt.out(
+              `on the server only: ${s.kind} "${s.name}"${s.blocked ? ` (cannot be removed: ${s.blocked})` : ' (kept; --prune removes it)'}\n`,
+            );
         }
         if (opts.watch) {
           let code = 0;
@@ -160,7 +164,10 @@ export function registerGitopsCommands(program: Command): void {
       const summary = await exportState(await rt.client(), opts.dir, opts.force ?? false);
       for (const s of summary.skipped) rt.warn(`skipped ${s}`);
       if (rt.format === 'json') rt.json(summary);
-      else rt.out(`Exported ${summary.groups} group(s), ${summary.policies} policy(ies) and ${summary.files} file(s) to ${summary.dir}.\n`);
+      else
+        rt.out(
+          `Exported ${summary.groups} group(s), ${summary.policies} policy(ies) and ${summary.files} file(s) to ${summary.dir}.\n`,
+        );
     });
   examples(exp, ['hookwarden export -d ./gitops', 'hookwarden export -d ./gitops --force && git -C ./gitops diff']);
 }

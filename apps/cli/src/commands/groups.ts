@@ -52,7 +52,9 @@ export function registerGroupCommands(program: Command): void {
       .action(async (name: string, opts: { description?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
-        rt.record(await client.json<GroupView>('POST', '/v1/groups', { body: { name, description: opts.description } }));
+        rt.record(
+          await client.json<GroupView>('POST', '/v1/groups', { body: { name, description: opts.description } }),
+        );
       }),
     ['hookwarden groups create engineering --description "All developers"'],
   );
@@ -95,7 +97,10 @@ export function registerGroupCommands(program: Command): void {
   const settings = program
     .command('audit-settings')
     .description("A group's capture policy for hook-run output (none, digests, excerpts)");
-  examples(settings, ['hookwarden audit-settings get engineering', 'hookwarden audit-settings set engineering --capture digests']);
+  examples(settings, [
+    'hookwarden audit-settings get engineering',
+    'hookwarden audit-settings set engineering --capture digests',
+  ]);
 
   examples(
     settings

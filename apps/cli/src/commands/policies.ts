@@ -49,7 +49,10 @@ function versionRecord(v: VersionView): Record<string, unknown> {
 
 // Registers `policies` and `versions`.
 export function registerPolicyCommands(program: Command): void {
-  const policies = program.command('policies').alias('policy').description('Policies (a named requirements.toml owned by one group)');
+  const policies = program
+    .command('policies')
+    .alias('policy')
+    .description('Policies (a named requirements.toml owned by one group)');
   examples(policies, ['hookwarden policies list', 'hookwarden policies create baseline --group engineering']);
 
   examples(
@@ -60,7 +63,10 @@ export function registerPolicyCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
-        rt.list(await fetchPage<PolicyView>(client, '/v1/policies', { groupId, namePrefix: opts.namePrefix }, opts), POLICY_COLUMNS);
+        rt.list(
+          await fetchPage<PolicyView>(client, '/v1/policies', { groupId, namePrefix: opts.namePrefix }, opts),
+          POLICY_COLUMNS,
+        );
       }),
     ['hookwarden policies list --group engineering', 'hookwarden policies list --all -o json'],
   );
@@ -86,7 +92,11 @@ export function registerPolicyCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
-        rt.record(await client.json<PolicyView>('POST', '/v1/policies', { body: { name, description: opts.description, groupId } }));
+        rt.record(
+          await client.json<PolicyView>('POST', '/v1/policies', {
+            body: { name, description: opts.description, groupId },
+          }),
+        );
       }),
     ['hookwarden policies create baseline --group engineering --description "Company baseline hooks"'],
   );
@@ -198,9 +208,15 @@ export function registerPolicyCommands(program: Command): void {
         const nb = parseIntIn(b, 'b', 1, 2_000_000_000);
         const context = parseIntIn(opts.context, '--context', 0, 100);
         if (rt.format === 'json') {
-          rt.json(await client.json<DiffView>('GET', `/v1/policies/${p.id}/versions/${na}/diff/${nb}`, { query: { context } }));
+          rt.json(
+            await client.json<DiffView>('GET', `/v1/policies/${p.id}/versions/${na}/diff/${nb}`, {
+              query: { context },
+            }),
+          );
         } else {
-          const text = await client.text(`/v1/policies/${p.id}/versions/${na}/diff/${nb}`, { query: { format: 'text', context } });
+          const text = await client.text(`/v1/policies/${p.id}/versions/${na}/diff/${nb}`, {
+            query: { format: 'text', context },
+          });
           rt.out(text || `versions ${na} and ${nb} have the same content\n`);
         }
       }),
@@ -218,42 +234,53 @@ export function registerPolicyCommands(program: Command): void {
       .option('--files <dir>', 'managed files (paths relative to managed_dir)')
       .option('-m, --message <text>', 'what changed and why', '')
       .option('--base <n>', 'the version this edit is based on (default: the latest, checked by digest)')
-      .action(async (ref: string, opts: { file: string; files?: string; message: string; base?: string }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const raw = await readBounded(opts.file, MAX_TOML_BYTES);
-        if (raw === null) throw new CliError(`${opts.file}: no such file`);
-        const files = opts.files ? await readManagedFiles(path.resolve(opts.files), {}, (r) => path.join(opts.files!, r)) : { files: [], problems: [] };
-        if (files.problems.length) throw new CliError('the managed files cannot be used', files.problems);
-        const prepared = prepareLocalVersion(raw.toString('utf8'), files.files, opts.file, (r) => path.join(opts.files ?? '', r));
-        if (!prepared.ok) throw new CliError(`${opts.file}: offline validation failed`, prepared.problems);
-        for (const w of prepared.version.warnings) rt.warn(formatProblem(w));
-        const client = await rt.client();
-        const p = await resolvePolicy(client, ref);
-        let baseVersion = p.latestVersion;
-        const headers: Record<string, string> = {};
-        if (opts.base !== undefined) baseVersion = parseIntIn(opts.base, '--base', 0, 2_000_000_000);
-        else if (p.latestVersion > 0) {
-          // Bind the edit to the exact content we saw: a version created meanwhile makes the server answer 409.
-          const latest = await client.json<VersionSummary>('GET', `/v1/policies/${p.id}/versions/${p.latestVersion}`);
-          headers['if-match'] = `"${latest.digest}"`;
-        }
-        const res = await client.jsonWithStatus<VersionView>('POST', `/v1/policies/${p.id}/versions`, {
-          headers,
-          body: {
-            toml: prepared.version.sourceText,
-            files: prepared.version.files.map((f) => ({ path: f.path, content: f.content.toString('base64'), encoding: 'base64', mode: f.mode })),
-            message: opts.message,
-            baseVersion,
-          },
-          timeoutMs: 300_000,
-        });
-        if (rt.format === 'json') return rt.json(res.body);
-        rt.out(
-          res.status === 201
-            ? `Created version ${res.body.number} of policy "${p.name}" (${res.body.digest}).\n`
-            : `Unchanged: the content equals version ${res.body.number} (${res.body.digest}); nothing was created.\n`,
-        );
-      }),
+      .action(
+        async (ref: string, opts: { file: string; files?: string; message: string; base?: string }, cmd: Command) => {
+          const rt = runtimeOf(cmd);
+          const raw = await readBounded(opts.file, MAX_TOML_BYTES);
+          if (raw === null) throw new CliError(`${opts.file}: no such file`);
+          const files = opts.files
+            ? await readManagedFiles(path.resolve(opts.files), {}, (r) => path.join(opts.files!, r))
+            : { files: [], problems: [] };
+          if (files.problems.length) throw new CliError('the managed files cannot be used', files.problems);
+          const prepared = prepareLocalVersion(raw.toString('utf8'), files.files, opts.file, (r) =>
+            path.join(opts.files ?? '', r),
+          );
+          if (!prepared.ok) throw new CliError(`${opts.file}: offline validation failed`, prepared.problems);
+          for (const w of prepared.version.warnings) rt.warn(formatProblem(w));
+          const client = await rt.client();
+          const p = await resolvePolicy(client, ref);
+          let baseVersion = p.latestVersion;
+          const headers: Record<string, string> = {};
+          if (opts.base !== undefined) baseVersion = parseIntIn(opts.base, '--base', 0, 2_000_000_000);
+          else if (p.latestVersion > 0) {
+            // Bind the edit to the exact content we saw: a version created meanwhile makes the server answer 409.
+            const latest = await client.json<VersionSummary>('GET', `/v1/policies/${p.id}/versions/${p.latestVersion}`);
+            headers['if-match'] = `"${latest.digest}"`;
+          }
+          const res = await client.jsonWithStatus<VersionView>('POST', `/v1/policies/${p.id}/versions`, {
+            headers,
+            body: {
+              toml: prepared.version.sourceText,
+              files: prepared.version.files.map((f) => ({
+                path: f.path,
+                content: f.content.toString('base64'),
+                encoding: 'base64',
+                mode: f.mode,
+              })),
+              message: opts.message,
+              baseVersion,
+            },
+            timeoutMs: 300_000,
+          });
+          if (rt.format === 'json') return rt.json(res.body);
+          rt.out(
+            res.status === 201
+              ? `Created version ${res.body.number} of policy "${p.name}" (${res.body.digest}).\n`
+              : `Unchanged: the content equals version ${res.body.number} (${res.body.digest}); nothing was created.\n`,
+          );
+        },
+      ),
     [
       'hookwarden versions create baseline -f policies/baseline/requirements.toml --files policies/baseline/files -m "Block rm -rf"',
     ],

@@ -42,7 +42,10 @@ interface CreateOptions {
 
 // Registers `releases` and `rollout`.
 export function registerReleaseCommands(program: Command): void {
-  const releases = program.command('releases').alias('release').description("A group's releases and their staged rollouts");
+  const releases = program
+    .command('releases')
+    .alias('release')
+    .description("A group's releases and their staged rollouts");
   examples(releases, [
     'hookwarden releases create engineering --policy baseline --version 3 --staged --rings 5,25,100 --interval 30m',
     'hookwarden releases pause 0b6c…',
@@ -98,7 +101,13 @@ export function registerReleaseCommands(program: Command): void {
           if (n === 0) throw new CliError(`policy "${p.name}" has no versions yet`);
           versionId = (await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${n}`)).id;
         }
-        const stagedOnly = [opts.rings, opts.interval, opts.maxApplyFailureRate, opts.maxHookFailureRate, opts.minHookRuns];
+        const stagedOnly = [
+          opts.rings,
+          opts.interval,
+          opts.maxApplyFailureRate,
+          opts.maxHookFailureRate,
+          opts.minHookRuns,
+        ];
         if (!opts.staged && stagedOnly.some((x) => x !== undefined)) {
           throw new CliError('--rings, --interval and the gates need --staged');
         }
@@ -108,8 +117,12 @@ export function registerReleaseCommands(program: Command): void {
               strategy: 'staged',
               rings: opts.rings ? parseRings(opts.rings, '--rings') : undefined,
               ringIntervalSec: opts.interval ? parseDuration(opts.interval, '--interval') : undefined,
-              maxApplyFailureRate: opts.maxApplyFailureRate ? parseRate(opts.maxApplyFailureRate, '--max-apply-failure-rate') : undefined,
-              maxHookFailureRate: opts.maxHookFailureRate ? parseRate(opts.maxHookFailureRate, '--max-hook-failure-rate') : undefined,
+              maxApplyFailureRate: opts.maxApplyFailureRate
+                ? parseRate(opts.maxApplyFailureRate, '--max-apply-failure-rate')
+                : undefined,
+              maxHookFailureRate: opts.maxHookFailureRate
+                ? parseRate(opts.maxHookFailureRate, '--max-hook-failure-rate')
+                : undefined,
               minHookRuns: opts.minHookRuns ? parseIntIn(opts.minHookRuns, '--min-hook-runs', 1, 1_000_000) : undefined,
             }
           : { policyVersionId: versionId, strategy: 'immediate' };
@@ -131,20 +144,28 @@ export function registerReleaseCommands(program: Command): void {
       .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         const body = name === 'pause' && opts.reason ? { reason: opts.reason } : undefined;
-        const res = await (await rt.client()).json<ReleaseView | { release: ReleaseView; rollback: ReleaseView | null }>(
+        const res = await (
+          await rt.client()
+        ).json<ReleaseView | { release: ReleaseView; rollback: ReleaseView | null }>(
           'POST',
           `/v1/releases/${releaseId(id)}/${name}`,
           { body },
         );
         if (rt.format === 'json') return rt.json(res);
         if ('rollback' in res) {
-          rt.out(`Aborted release ${res.release.id}.${res.rollback ? ` Rollback release ${res.rollback.id} re-issues the previous bundle.` : ''}\n`);
+          rt.out(
+            `Aborted release ${res.release.id}.${res.rollback ? ` Rollback release ${res.rollback.id} re-issues the previous bundle.` : ''}\n`,
+          );
         } else rt.record(res);
       });
     if (name === 'pause') c.option('--reason <text>', 'why (shown in the release)');
     examples(c, [example]);
   };
-  action('pause', 'Pause a staged rollout (endpoints keep what they have)', 'hookwarden releases pause 0b6c… --reason "investigating failures"');
+  action(
+    'pause',
+    'Pause a staged rollout (endpoints keep what they have)',
+    'hookwarden releases pause 0b6c… --reason "investigating failures"',
+  );
   action('resume', 'Resume a paused rollout', 'hookwarden releases resume 0b6c…');
   action('advance', 'Move a staged rollout to its next ring now', 'hookwarden releases advance 0b6c…');
   action('abort', 'Abort a rollout and re-issue the previous bundle', 'hookwarden releases abort 0b6c…');
@@ -168,7 +189,9 @@ export function registerReleaseCommands(program: Command): void {
   examples(
     rollout
       .command('watch <id>')
-      .description('Follow a rollout live until it completes (exit 0), pauses (exit 3) or is aborted/superseded (exit 1)')
+      .description(
+        'Follow a rollout live until it completes (exit 0), pauses (exit 3) or is aborted/superseded (exit 1)',
+      )
       .option('--interval <duration>', 'poll interval', '2s')
       .option('--timeout <duration>', 'give up after this long')
       .action(async (id: string, opts: { interval: string; timeout?: string }, cmd: Command) => {

@@ -101,7 +101,8 @@ export function resolveTarget(loaded: LoadedConfig, contextName: string | undefi
     );
   }
   const checked = z.url({ protocol: /^https?$/ }).safeParse(url);
-  if (!checked.success) throw new CliError(`invalid server URL ${JSON.stringify(url)} (expected http(s)://host[:port])`);
+  if (!checked.success)
+    throw new CliError(`invalid server URL ${JSON.stringify(url)} (expected http(s)://host[:port])`);
   return {
     url: url.replace(/\/+$/, ''),
     token: env.HOOKWARDEN_TOKEN ?? entry?.token,

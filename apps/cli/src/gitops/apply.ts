@@ -22,7 +22,8 @@ export function checkSavedPlan(saved: Plan, fresh: Plan): void {
   if (saved.desiredDigest !== fresh.desiredDigest) {
     throw new CliError(`the directory changed since the plan was made (${saved.createdAt}): run plan again`);
   }
-  if (saved.prune !== fresh.prune) throw new CliError(`the plan was made ${saved.prune ? 'with' : 'without'} --prune: use the same`);
+  if (saved.prune !== fresh.prune)
+    throw new CliError(`the plan was made ${saved.prune ? 'with' : 'without'} --prune: use the same`);
   const a = saved.steps.map(stepKey);
   const b = fresh.steps.map(stepKey);
   if (canonicalJson(a) === canonicalJson(b)) return;
@@ -64,7 +65,12 @@ export interface ApplyResult {
 
 // Performs the steps of a (checked) plan. A version whose base moved meanwhile is refused by the server
 // (409 stale base / 428): that error stops the apply, naming the policy.
-export async function executePlan(client: ApiClient, plan: Plan, desired: DesiredState, o: ApplyOptions): Promise<ApplyResult> {
+export async function executePlan(
+  client: ApiClient,
+  plan: Plan,
+  desired: DesiredState,
+  o: ApplyOptions,
+): Promise<ApplyResult> {
   const groupIds = new Map<string, string>();
   const policyIds = new Map<string, string>();
   const newVersionIds = new Map<string, string>();
@@ -74,9 +80,9 @@ export async function executePlan(client: ApiClient, plan: Plan, desired: Desire
   const groupId = async (name: string): Promise<string> => {
     const known = groupIds.get(name);
     if (known) return known;
-    const found = (await client.json<{ items: GroupView[] }>('GET', '/v1/groups', { query: { namePrefix: name, limit: 200 } })).items.find(
-      (g) => g.name === name,
-    );
+    const found = (
+      await client.json<{ items: GroupView[] }>('GET', '/v1/groups', { query: { namePrefix: name, limit: 200 } })
+    ).items.find((g) => g.name === name);
     if (!found) throw new CliError(`group "${name}" disappeared from the server during the apply`);
     groupIds.set(name, found.id);
     return found.id;
@@ -84,9 +90,9 @@ export async function executePlan(client: ApiClient, plan: Plan, desired: Desire
   const policyId = async (name: string): Promise<string> => {
     const known = policyIds.get(name);
     if (known) return known;
-    const found = (await client.json<{ items: PolicyView[] }>('GET', '/v1/policies', { query: { namePrefix: name, limit: 200 } })).items.find(
-      (p) => p.name === name,
-    );
+    const found = (
+      await client.json<{ items: PolicyView[] }>('GET', '/v1/policies', { query: { namePrefix: name, limit: 200 } })
+    ).items.find((p) => p.name === name);
     if (!found) throw new CliError(`policy "${name}" disappeared from the server during the apply`);
     policyIds.set(name, found.id);
     return found.id;
@@ -116,7 +122,9 @@ export async function executePlan(client: ApiClient, plan: Plan, desired: Desire
   async function runStep(step: Step): Promise<Record<string, unknown>> {
     switch (step.kind) {
       case 'group.create': {
-        const g = await client.json<GroupView>('POST', '/v1/groups', { body: { name: step.group, description: step.description } });
+        const g = await client.json<GroupView>('POST', '/v1/groups', {
+          body: { name: step.group, description: step.description },
+        });
         groupIds.set(g.name, g.id);
         return { groupId: g.id };
       }
@@ -142,14 +150,20 @@ export async function executePlan(client: ApiClient, plan: Plan, desired: Desire
         return { policyId: step.policyId };
       case 'version.create': {
         const d = desired.policies.find((p) => p.name === step.policy);
-        if (!d || d.content.digest !== step.digest) throw new CliError(`the directory no longer matches the plan for policy "${step.policy}"`);
+        if (!d || d.content.digest !== step.digest)
+          throw new CliError(`the directory no longer matches the plan for policy "${step.policy}"`);
         const id = step.policyId ?? (await policyId(step.policy));
         const headers: Record<string, string> = step.baseDigest ? { 'if-match': `"${step.baseDigest}"` } : {};
         const res = await client.jsonWithStatus<VersionView>('POST', `/v1/policies/${id}/versions`, {
           headers,
           body: {
             toml: d.content.sourceText,
-            files: d.content.files.map((f) => ({ path: f.path, content: f.content.toString('base64'), encoding: 'base64', mode: f.mode })),
+            files: d.content.files.map((f) => ({
+              path: f.path,
+              content: f.content.toString('base64'),
+              encoding: 'base64',
+              mode: f.mode,
+            })),
             message: versionMessage(o.message, git, step.folder),
             baseVersion: step.baseVersion,
           },
@@ -185,7 +199,9 @@ export async function executePlan(client: ApiClient, plan: Plan, desired: Desire
                 maxHookFailureRate: r.maxHookFailureRate,
                 minHookRuns: r.minHookRuns,
               };
-        const release = await client.json<ReleaseView>('POST', `/v1/groups/${await groupId(step.group)}/releases`, { body });
+        const release = await client.json<ReleaseView>('POST', `/v1/groups/${await groupId(step.group)}/releases`, {
+          body,
+        });
         result.releases.push(release);
         return { releaseId: release.id, revision: release.revision, status: release.status };
       }

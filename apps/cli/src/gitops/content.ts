@@ -1,7 +1,14 @@
 // Version content as the API computes it, offline: hook-core validation (parsePolicyToml + lintPolicy, the same
 // validator the API and the agent use), the canonical TOML and the content digest.
 import { createHash } from 'node:crypto';
-import { canonicalJson, type ConfigDiagnostic, lintPolicy, parsePolicyToml, renderPolicyToml, unsafeFilePath } from '@hookwarden/hook-core';
+import {
+  canonicalJson,
+  type ConfigDiagnostic,
+  lintPolicy,
+  parsePolicyToml,
+  renderPolicyToml,
+  unsafeFilePath,
+} from '@hookwarden/hook-core';
 import type { Problem } from '../cli/errors';
 
 /** API limits on a version's content (see the API's versions.dto.ts). */
@@ -66,32 +73,55 @@ export function prepareLocalVersion(
 ): Prepared {
   const problems: Problem[] = [];
   if (Buffer.byteLength(tomlText, 'utf8') > MAX_TOML_BYTES) {
-    return { ok: false, problems: [{ file: tomlFile, message: `larger than ${MAX_TOML_BYTES} bytes`, code: 'too_large' }] };
+    return {
+      ok: false,
+      problems: [{ file: tomlFile, message: `larger than ${MAX_TOML_BYTES} bytes`, code: 'too_large' }],
+    };
   }
   if (files.length > MAX_FILES) {
-    problems.push({ file: tomlFile, message: `${files.length} managed files; the limit is ${MAX_FILES}`, code: 'too_many_files' });
+    problems.push({
+      file: tomlFile,
+      message: `${files.length} managed files; the limit is ${MAX_FILES}`,
+      code: 'too_many_files',
+    });
   }
   const seen = new Set<string>();
   for (const f of files) {
     const bad = unsafeFilePath(f.path);
-    if (bad) problems.push({ file: fileLabel(f.path), message: `unsafe managed file path: ${bad}`, code: 'unsafe_file_path' });
+    if (bad)
+      problems.push({ file: fileLabel(f.path), message: `unsafe managed file path: ${bad}`, code: 'unsafe_file_path' });
     const key = f.path.normalize('NFC');
-    if (seen.has(key)) problems.push({ file: fileLabel(f.path), message: 'duplicate path (after Unicode normalization)', code: 'duplicate_file_path' });
+    if (seen.has(key))
+      problems.push({
+        file: fileLabel(f.path),
+        message: 'duplicate path (after Unicode normalization)',
+        code: 'duplicate_file_path',
+      });
     seen.add(key);
     if (f.content.length > MAX_FILE_BYTES) {
-      problems.push({ file: fileLabel(f.path), message: `${f.content.length} bytes; the limit is ${MAX_FILE_BYTES}`, code: 'file_too_large' });
+      problems.push({
+        file: fileLabel(f.path),
+        message: `${f.content.length} bytes; the limit is ${MAX_FILE_BYTES}`,
+        code: 'file_too_large',
+      });
     }
   }
   let parsed;
   try {
     parsed = parsePolicyToml(tomlText, tomlFile);
   } catch (err) {
-    return { ok: false, problems: [...problems, { file: tomlFile, message: `cannot process: ${(err as Error).message}` }] };
+    return {
+      ok: false,
+      problems: [...problems, { file: tomlFile, message: `cannot process: ${(err as Error).message}` }],
+    };
   }
   if (!parsed.ok) {
     return {
       ok: false,
-      problems: [...problems, ...parsed.diagnostics.filter((d) => d.severity === 'error').map((d) => problemOf(d, tomlFile))],
+      problems: [
+        ...problems,
+        ...parsed.diagnostics.filter((d) => d.severity === 'error').map((d) => problemOf(d, tomlFile)),
+      ],
     };
   }
   const lint = lintPolicy(
@@ -105,5 +135,8 @@ export function prepareLocalVersion(
   const warnings = [...parsed.diagnostics.filter((d) => d.severity === 'warning'), ...lint.warnings].map((d) =>
     problemOf(d, tomlFile),
   );
-  return { ok: true, version: { sourceText: tomlText, canonicalToml, files, digest: versionDigest(canonicalToml, files), warnings } };
+  return {
+    ok: true,
+    version: { sourceText: tomlText, canonicalToml, files, digest: versionDigest(canonicalToml, files), warnings },
+  };
 }

@@ -29,7 +29,11 @@ function asText(b: Buffer): string | null {
 const octal = (m: number) => `0${m.toString(8)}`;
 
 // A git-style patch of one path (empty when unchanged).
-function filePatch(label: string, a: DiffFile | undefined, b: DiffFile | undefined): { patch: string; change?: FileChange } {
+function filePatch(
+  label: string,
+  a: DiffFile | undefined,
+  b: DiffFile | undefined,
+): { patch: string; change?: FileChange } {
   const status: FileChange['status'] | 'unchanged' = !a
     ? 'added'
     : !b
@@ -66,7 +70,12 @@ export function diffContent(
   before: { toml: string; files: DiffFile[] } | undefined,
   after: { toml: string; files: DiffFile[] },
 ): { text: string; changes: FileChange[] } {
-  const tomlFile = (t: string): DiffFile => ({ path: 'requirements.toml', content: Buffer.from(t, 'utf8'), mode: 0o644, sha256: t });
+  const tomlFile = (t: string): DiffFile => ({
+    path: 'requirements.toml',
+    content: Buffer.from(t, 'utf8'),
+    mode: 0o644,
+    sha256: t,
+  });
   const parts: string[] = [];
   const changes: FileChange[] = [];
   const add = (r: { patch: string; change?: FileChange }) => {

@@ -20,7 +20,13 @@ export interface ExportSummary {
 
 // A folder name for a policy: its name when that is a safe single path segment, else a slug (made unique).
 function folderName(name: string, taken: Set<string>): string {
-  let base = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) ? name : name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 80);
+  let base = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)
+    ? name
+    : name
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .replace(/^[-.]+|-+$/g, '')
+        .slice(0, 80);
   if (!base) base = 'policy';
   let candidate = base;
   for (let i = 2; taken.has(candidate.toLowerCase()); i++) candidate = `${base}-${i}`;
@@ -50,7 +56,9 @@ export async function exportState(client: ApiClient, dir: string, force: boolean
     throw new CliError(`cannot read ${dir}: ${err.message}`);
   });
   if (existing && existing.length > 0 && !force) {
-    throw new CliError(`${dir} is not empty: export into an empty directory, or pass --force to replace its ${GROUPS_FILE} and ${POLICIES_DIR}/`);
+    throw new CliError(
+      `${dir} is not empty: export into an empty directory, or pass --force to replace its ${GROUPS_FILE} and ${POLICIES_DIR}/`,
+    );
   }
   const state = await fetchServerState(client, 'all');
   const parent = path.dirname(target);
@@ -66,12 +74,23 @@ export async function exportState(client: ApiClient, dir: string, force: boolean
       groups[g.name] = {
         description: g.description,
         ...(c
-          ? { capture: { mode: c.capture, max_excerpt_bytes: c.maxExcerptBytes, redact_patterns: c.redactPatterns, use_default_redact: c.useDefaultRedact } }
+          ? {
+              capture: {
+                mode: c.capture,
+                max_excerpt_bytes: c.maxExcerptBytes,
+                redact_patterns: c.redactPatterns,
+                use_default_redact: c.useDefaultRedact,
+              },
+            }
           : {}),
       };
       summary.groups++;
     }
-    await writeInside(stage, GROUPS_FILE, header('Endpoint groups and their capture settings') + stringifyToml({ groups }) + '\n');
+    await writeInside(
+      stage,
+      GROUPS_FILE,
+      header('Endpoint groups and their capture settings') + stringifyToml({ groups }) + '\n',
+    );
 
     const taken = new Set<string>();
     for (const p of [...state.policies].sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -105,7 +124,8 @@ export async function exportState(client: ApiClient, dir: string, force: boolean
         };
       }
       const fileModes: Record<string, string> = {};
-      for (const f of v.files) if (f.mode !== modeFromStat(f.mode)) fileModes[f.path] = `0${f.mode.toString(8).padStart(3, '0')}`;
+      for (const f of v.files)
+        if (f.mode !== modeFromStat(f.mode)) fileModes[f.path] = `0${f.mode.toString(8).padStart(3, '0')}`;
       const manifest: Record<string, unknown> = {
         name: p.name,
         description: p.description,
@@ -121,7 +141,12 @@ export async function exportState(client: ApiClient, dir: string, force: boolean
       await writeInside(stage, `${rel}/${REQUIREMENTS_FILE}`, v.toml);
       for (const f of v.files) {
         if (f.content === undefined) throw new CliError(`the server sent no content for ${p.name}:${f.path}`);
-        await writeInside(stage, `${rel}/${FILES_DIR}/${f.path}`, Buffer.from(f.content, 'base64'), modeFromStat(f.mode));
+        await writeInside(
+          stage,
+          `${rel}/${FILES_DIR}/${f.path}`,
+          Buffer.from(f.content, 'base64'),
+          modeFromStat(f.mode),
+        );
         summary.files++;
       }
       summary.policies++;

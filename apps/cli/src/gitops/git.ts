@@ -11,8 +11,11 @@ export interface GitInfo {
 // Runs git with a deadline and a bounded output; null on any failure (no git, not a work tree).
 function git(dir: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile('git', ['-C', dir, ...args], { timeout: 10_000, maxBuffer: 1024 * 1024, windowsHide: true }, (err, stdout) =>
-      resolve(err ? null : stdout.trim()),
+    execFile(
+      'git',
+      ['-C', dir, ...args],
+      { timeout: 10_000, maxBuffer: 1024 * 1024, windowsHide: true },
+      (err, stdout) => resolve(err ? null : stdout.trim()),
     );
   });
 }
@@ -31,7 +34,11 @@ export async function gitInfo(dir: string): Promise<GitInfo | null> {
 export function versionMessage(user: string | undefined, info: GitInfo | null, folder: string): string {
   const lines: string[] = [user ?? (info ? info.subject : `hookwarden apply of ${folder}`)];
   if (info) {
-    lines.push('', `git-commit: ${info.commit}${info.dirty ? ' (with uncommitted changes)' : ''}`, `git-author: ${info.author}`);
+    lines.push(
+      '',
+      `git-commit: ${info.commit}${info.dirty ? ' (with uncommitted changes)' : ''}`,
+      `git-author: ${info.author}`,
+    );
   }
   lines.push(`source: ${folder}`);
   const text = lines.join('\n');

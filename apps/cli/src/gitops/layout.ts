@@ -49,7 +49,10 @@ const captureSchema = z
 const groupsFileSchema = z
   .object({
     groups: z
-      .record(groupName, z.object({ description: z.string().max(2000).default(''), capture: captureSchema.optional() }).strict())
+      .record(
+        groupName,
+        z.object({ description: z.string().max(2000).default(''), capture: captureSchema.optional() }).strict(),
+      )
       .default({}),
   })
   .strict();
@@ -59,7 +62,16 @@ const rolloutSchema = z
   .object({
     strategy: z.enum(['immediate', 'staged', 'none']).default('immediate'),
     rings: z.array(z.number().int().min(1).max(100)).min(1).max(20).optional(),
-    interval: z.union([z.number().int().min(1).max(30 * 86_400), z.string().min(1).max(40)]).optional(),
+    interval: z
+      .union([
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(30 * 86_400),
+        z.string().min(1).max(40),
+      ])
+      .optional(),
     max_apply_failure_rate: rate.optional(),
     max_hook_failure_rate: rate.optional(),
     min_hook_runs: z.number().int().min(1).max(1_000_000).optional(),
@@ -67,7 +79,13 @@ const rolloutSchema = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.strategy !== 'staged') {
-      for (const k of ['rings', 'interval', 'max_apply_failure_rate', 'max_hook_failure_rate', 'min_hook_runs'] as const) {
+      for (const k of [
+        'rings',
+        'interval',
+        'max_apply_failure_rate',
+        'max_hook_failure_rate',
+        'min_hook_runs',
+      ] as const) {
         if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `only for strategy = "staged"` });
       }
       return;
@@ -75,7 +93,8 @@ const rolloutSchema = z
     const rings = v.rings;
     if (rings) {
       for (let i = 1; i < rings.length; i++) {
-        if (rings[i]! <= rings[i - 1]!) ctx.addIssue({ code: 'custom', path: ['rings', i], message: 'rings must be strictly increasing' });
+        if (rings[i]! <= rings[i - 1]!)
+          ctx.addIssue({ code: 'custom', path: ['rings', i], message: 'rings must be strictly increasing' });
       }
       if (rings[rings.length - 1] !== 100) {
         ctx.addIssue({ code: 'custom', path: ['rings', rings.length - 1], message: 'the last ring must be 100' });
@@ -89,7 +108,9 @@ const policyFileSchema = z
     description: z.string().max(2000).default(''),
     group: groupName,
     rollout: rolloutSchema.default({ strategy: 'immediate' }),
-    file_modes: z.record(z.string().min(1).max(1024), z.string().regex(/^0?[0-7]{3}$/, 'an octal mode like "0755"')).default({}),
+    file_modes: z
+      .record(z.string().min(1).max(1024), z.string().regex(/^0?[0-7]{3}$/, 'an octal mode like "0755"'))
+      .default({}),
   })
   .strict();
 
@@ -141,7 +162,13 @@ async function readToml(file: string, rel: string, problems: Problem[]): Promise
     return parseToml(raw.toString('utf8'));
   } catch (err) {
     const e = err as { line?: number; column?: number; message: string };
-    problems.push({ file: rel, line: e.line, column: e.column, message: (e.message.split('\n')[0] ?? 'invalid TOML').trim(), code: 'toml_syntax' });
+    problems.push({
+      file: rel,
+      line: e.line,
+      column: e.column,
+      message: (e.message.split('\n')[0] ?? 'invalid TOML').trim(),
+      code: 'toml_syntax',
+    });
     return undefined;
   }
 }
@@ -150,7 +177,12 @@ async function readToml(file: string, rel: string, problems: Problem[]): Promise
 function zodProblems(err: z.ZodError, rel: string): Problem[] {
   return err.issues.map((i) => ({
     file: rel,
-    path: i.path.length ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : undefined,
+    path: i.path.length
+      ? i.path
+          .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+          .join('')
+          .replace(/^\./, '')
+      : undefined,
     message: i.message,
     code: 'invalid_manifest',
   }));
@@ -167,7 +199,10 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
 
   const groupsDoc = await readToml(path.join(root, GROUPS_FILE), GROUPS_FILE, problems);
   if (groupsDoc === undefined && problems.length === 0) {
-    problems.push({ file: GROUPS_FILE, message: 'missing: the layout needs a groups.toml (it may declare only [groups.default])' });
+    problems.push({
+      file: GROUPS_FILE,
+      message: 'missing: the layout needs a groups.toml (it may declare only [groups.default])',
+    });
   }
   const groups: DesiredGroup[] = [];
   if (groupsDoc !== undefined) {
@@ -195,8 +230,12 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
-  if (folders.length > MAX_POLICIES) throw new CliError(`${POLICIES_DIR}/ has ${folders.length} folders; the limit is ${MAX_POLICIES}`);
+  const folders = entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
+  if (folders.length > MAX_POLICIES)
+    throw new CliError(`${POLICIES_DIR}/ has ${folders.length} folders; the limit is ${MAX_POLICIES}`);
   for (const folder of folders) {
     const rel = `${POLICIES_DIR}/${folder}`;
     const dir = path.join(policiesDir, folder);
@@ -204,7 +243,8 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
     const before = problems.length;
     const doc = await readToml(path.join(dir, POLICY_FILE), manifestRel, problems);
     if (doc === undefined) {
-      if (problems.length === before) problems.push({ file: manifestRel, message: 'missing: every policy folder needs a policy.toml' });
+      if (problems.length === before)
+        problems.push({ file: manifestRel, message: 'missing: every policy folder needs a policy.toml' });
       continue;
     }
     const parsed = policyFileSchema.safeParse(doc);
@@ -239,13 +279,15 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
       return null;
     });
     if (raw === null) {
-      if (!problems.some((p) => p.file === tomlRel)) problems.push({ file: tomlRel, message: 'missing: every policy folder needs a requirements.toml' });
+      if (!problems.some((p) => p.file === tomlRel))
+        problems.push({ file: tomlRel, message: 'missing: every policy folder needs a requirements.toml' });
       continue;
     }
     const files = await readManagedFiles(path.join(dir, FILES_DIR), overrides, (r) => `${rel}/${FILES_DIR}/${r}`);
     problems.push(...files.problems);
     const text = raw.toString('utf8');
-    if (Buffer.compare(Buffer.from(text, 'utf8'), raw) !== 0) problems.push({ file: tomlRel, message: 'is not valid UTF-8' });
+    if (Buffer.compare(Buffer.from(text, 'utf8'), raw) !== 0)
+      problems.push({ file: tomlRel, message: 'is not valid UTF-8' });
     const prepared = prepareLocalVersion(text, files.files, tomlRel, (p) => `${rel}/${FILES_DIR}/${p}`);
     if (!prepared.ok) {
       problems.push(...prepared.problems);
@@ -254,10 +296,21 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
     warnings.push(...prepared.version.warnings);
     for (const e of await fs.readdir(dir)) {
       if (![POLICY_FILE, REQUIREMENTS_FILE, FILES_DIR].includes(e) && !e.startsWith('.') && !/^README/i.test(e)) {
-        warnings.push({ file: `${rel}/${e}`, severity: 'warning', message: `ignored (managed files belong under ${FILES_DIR}/)` });
+        warnings.push({
+          file: `${rel}/${e}`,
+          severity: 'warning',
+          message: `ignored (managed files belong under ${FILES_DIR}/)`,
+        });
       }
     }
-    policies.push({ name: m.name ?? folder, description: m.description, group: m.group, folder: rel, rollout, content: prepared.version });
+    policies.push({
+      name: m.name ?? folder,
+      description: m.description,
+      group: m.group,
+      folder: rel,
+      rollout,
+      content: prepared.version,
+    });
   }
 
   // Cross-file rules: unique policy names, declared groups, one releasing policy per group.
@@ -267,10 +320,19 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
   for (const p of policies) {
     const manifestRel = `${p.folder}/${POLICY_FILE}`;
     const other = byName.get(p.name);
-    if (other) problems.push({ file: manifestRel, path: 'name', message: `policy name ${JSON.stringify(p.name)} is also used by ${other}` });
+    if (other)
+      problems.push({
+        file: manifestRel,
+        path: 'name',
+        message: `policy name ${JSON.stringify(p.name)} is also used by ${other}`,
+      });
     byName.set(p.name, p.folder);
     if (!declared.has(p.group)) {
-      problems.push({ file: manifestRel, path: 'group', message: `group ${JSON.stringify(p.group)} is not declared in ${GROUPS_FILE}` });
+      problems.push({
+        file: manifestRel,
+        path: 'group',
+        message: `group ${JSON.stringify(p.group)} is not declared in ${GROUPS_FILE}`,
+      });
     }
     if (p.rollout.strategy !== 'none') {
       const r = releasing.get(p.group);

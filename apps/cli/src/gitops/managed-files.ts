@@ -48,7 +48,11 @@ export async function readManagedFiles(
         continue;
       }
       if (e.isSymbolicLink()) {
-        problems.push({ file: label(r), message: 'is a symbolic link: managed files must be regular files', code: 'symlink' });
+        problems.push({
+          file: label(r),
+          message: 'is a symbolic link: managed files must be regular files',
+          code: 'symlink',
+        });
         continue;
       }
       if (!e.isFile()) {
@@ -62,12 +66,20 @@ export async function readManagedFiles(
       const full = path.join(dir, r);
       const st = await fs.stat(full);
       if (st.size > MAX_FILE_BYTES) {
-        problems.push({ file: label(r), message: `${st.size} bytes; the limit is ${MAX_FILE_BYTES}`, code: 'file_too_large' });
+        problems.push({
+          file: label(r),
+          message: `${st.size} bytes; the limit is ${MAX_FILE_BYTES}`,
+          code: 'file_too_large',
+        });
         continue;
       }
       const content = await fs.readFile(full);
       if (content.length > MAX_FILE_BYTES) {
-        problems.push({ file: label(r), message: `grew beyond ${MAX_FILE_BYTES} bytes while read`, code: 'file_too_large' });
+        problems.push({
+          file: label(r),
+          message: `grew beyond ${MAX_FILE_BYTES} bytes while read`,
+          code: 'file_too_large',
+        });
         continue;
       }
       files.push({ path: r, content, mode: overrides[r] ?? modeFromStat(st.mode), sha256: sha256Hex(content) });
@@ -75,7 +87,8 @@ export async function readManagedFiles(
   };
   await walk('', 0);
   for (const p of Object.keys(overrides)) {
-    if (!files.some((f) => f.path === p)) problems.push({ file: label(p), message: 'has a mode in file_modes but no such file' });
+    if (!files.some((f) => f.path === p))
+      problems.push({ file: label(p), message: 'has a mode in file_modes but no such file' });
   }
   return { files, problems };
 }

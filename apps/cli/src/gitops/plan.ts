@@ -20,8 +20,20 @@ export interface ServedRelease {
 
 export type Step =
   | { kind: 'group.create'; group: string; description: string }
-  | { kind: 'group.update'; group: string; groupId: string; before: { description: string }; after: { description: string } }
-  | { kind: 'capture.update'; group: string; groupId: string | null; before: AuditSettings | null; after: AuditSettings }
+  | {
+      kind: 'group.update';
+      group: string;
+      groupId: string;
+      before: { description: string };
+      after: { description: string };
+    }
+  | {
+      kind: 'capture.update';
+      group: string;
+      groupId: string | null;
+      before: AuditSettings | null;
+      after: AuditSettings;
+    }
   | { kind: 'policy.create'; policy: string; group: string; description: string }
   | {
       kind: 'policy.update';
@@ -102,17 +114,31 @@ const sameSettings = (a: AuditSettings, b: AuditSettings): boolean =>
 
 // The server's files of a version as diff sides.
 function serverFiles(files: Array<{ path: string; sha256: string; mode: number; content?: string }>): DiffFile[] {
-  return files.map((f) => ({ path: f.path, sha256: f.sha256, mode: f.mode, content: Buffer.from(f.content ?? '', 'base64') }));
+  return files.map((f) => ({
+    path: f.path,
+    sha256: f.sha256,
+    mode: f.mode,
+    content: Buffer.from(f.content ?? '', 'base64'),
+  }));
 }
 
 // Why a server-only group cannot be deleted (null when it can).
-async function groupBlocker(client: ApiClient, g: GroupView, state: ServerState, keptPolicies: PolicyView[]): Promise<string | null> {
+async function groupBlocker(
+  client: ApiClient,
+  g: GroupView,
+  state: ServerState,
+  keptPolicies: PolicyView[],
+): Promise<string | null> {
   const uses: string[] = [];
   const policies = keptPolicies.filter((p) => p.groupId === g.id).length;
   if (policies) uses.push(`${policies} policy(ies)`);
-  const releases = state.releases.get(g.id) ?? (await client.json<{ items: ReleaseView[] }>('GET', `/v1/groups/${g.id}/releases`)).items;
+  const releases =
+    state.releases.get(g.id) ??
+    (await client.json<{ items: ReleaseView[] }>('GET', `/v1/groups/${g.id}/releases`)).items;
   if (releases.length) uses.push(`${releases.length} release(s)`);
-  const endpoints = await client.json<{ items: unknown[] }>('GET', '/v1/endpoints', { query: { groupId: g.id, limit: 1 } });
+  const endpoints = await client.json<{ items: unknown[] }>('GET', '/v1/endpoints', {
+    query: { groupId: g.id, limit: 1 },
+  });
   if (endpoints.items.length) uses.push('enrolled endpoints');
   const secrets = await client.json<{ items: unknown[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`);
   if (secrets.items.length) uses.push(`${secrets.items.length} enrollment secret(s)`);
@@ -139,7 +165,8 @@ export async function computePlan(
     const server = groupByName.get(g.name);
     if (!server) {
       steps.push({ kind: 'group.create', group: g.name, description: g.description });
-      if (g.capture) steps.push({ kind: 'capture.update', group: g.name, groupId: null, before: null, after: g.capture });
+      if (g.capture)
+        steps.push({ kind: 'capture.update', group: g.name, groupId: null, before: null, after: g.capture });
       continue;
     }
     if (server.description !== g.description) {
@@ -180,10 +207,10 @@ export async function computePlan(
     if (!latest || latest.digest !== p.content.digest) {
       newVersion = true;
       const before = latest && server ? await versionWithContent(client, server.id, latest.number) : undefined;
-      const { text, changes } = diffContent(
-        before && { toml: before.toml, files: serverFiles(before.files) },
-        { toml: p.content.canonicalToml, files: p.content.files },
-      );
+      const { text, changes } = diffContent(before && { toml: before.toml, files: serverFiles(before.files) }, {
+        toml: p.content.canonicalToml,
+        files: p.content.files,
+      });
       versionSteps.push({
         kind: 'version.create',
         policy: p.name,
@@ -207,9 +234,13 @@ export async function computePlan(
           status: served.status,
         }
       : null;
-    const upToDate = !newVersion && served && server && served.policyId === server.id && served.policyVersion === latest?.number;
+    const upToDate =
+      !newVersion && served && server && served.policyId === server.id && served.policyVersion === latest?.number;
     if (upToDate) {
-      if (served.status === 'paused') notes.push(`release ${served.id} of policy "${p.name}" in group "${p.group}" is paused (${served.pausedReason ?? 'no reason'})`);
+      if (served.status === 'paused')
+        notes.push(
+          `release ${served.id} of policy "${p.name}" in group "${p.group}" is paused (${served.pausedReason ?? 'no reason'})`,
+        );
       continue;
     }
     if (served && (served.status === 'rolling' || served.status === 'paused') && p.rollout.strategy === 'staged') {
@@ -222,10 +253,14 @@ export async function computePlan(
       });
       continue;
     }
-    const lastForVersion = group && server && latest && !newVersion
-      ? state.releases.get(group.id)?.find((r) => r.policyId === server.id && r.policyVersion === latest.number)
-      : undefined;
-    if (lastForVersion?.status === 'aborted') notes.push(`policy "${p.name}" version ${latest!.number} was aborted in group "${p.group}"; apply releases it again`);
+    const lastForVersion =
+      group && server && latest && !newVersion
+        ? state.releases.get(group.id)?.find((r) => r.policyId === server.id && r.policyVersion === latest.number)
+        : undefined;
+    if (lastForVersion?.status === 'aborted')
+      notes.push(
+        `policy "${p.name}" version ${latest!.number} was aborted in group "${p.group}"; apply releases it again`,
+      );
     releaseSteps.push({
       kind: 'release.create',
       policy: p.name,
@@ -253,7 +288,9 @@ export async function computePlan(
     });
   }
   const removable = new Set(serverOnly.filter((s) => s.blocked === null).map((s) => s.id));
-  const keptPolicies = state.policies.filter((p) => desiredPolicies.has(p.name) || !(options.prune && removable.has(p.id)));
+  const keptPolicies = state.policies.filter(
+    (p) => desiredPolicies.has(p.name) || !(options.prune && removable.has(p.id)),
+  );
   // A desired policy moving into or out of a group counts where it will be.
   const keptAfter = keptPolicies.map((p) => {
     const d = desired.policies.find((x) => x.name === p.name);
@@ -261,11 +298,20 @@ export async function computePlan(
     return g ? { ...p, groupId: g.id } : p;
   });
   for (const g of state.groups.filter((x) => !desiredGroups.has(x.name) && !x.isDefault)) {
-    serverOnly.push({ kind: 'group', name: g.name, id: g.id, blocked: await groupBlocker(client, g, state, keptAfter) });
+    serverOnly.push({
+      kind: 'group',
+      name: g.name,
+      id: g.id,
+      blocked: await groupBlocker(client, g, state, keptAfter),
+    });
   }
   if (options.prune) {
     for (const s of serverOnly.filter((x) => x.blocked === null)) {
-      steps.push(s.kind === 'policy' ? { kind: 'policy.delete', policy: s.name, policyId: s.id } : { kind: 'group.delete', group: s.name, groupId: s.id });
+      steps.push(
+        s.kind === 'policy'
+          ? { kind: 'policy.delete', policy: s.name, policyId: s.id }
+          : { kind: 'group.delete', group: s.name, groupId: s.id },
+      );
     }
   }
   return {

@@ -9,7 +9,9 @@ const pct = (r: number) => `${Math.round(r * 10_000) / 100}%`;
 // One line describing a rollout.
 export function describeRollout(r: Exclude<Rollout, { strategy: 'none' }>): string {
   if (r.strategy === 'immediate') return 'immediate (every endpoint at once)';
-  const parts = [`staged: rings ${r.rings.map((x) => `${x}%`).join(' → ')}, ${formatInterval(r.ringIntervalSec)} between rings`];
+  const parts = [
+    `staged: rings ${r.rings.map((x) => `${x}%`).join(' → ')}, ${formatInterval(r.ringIntervalSec)} between rings`,
+  ];
   if (r.maxApplyFailureRate !== undefined) parts.push(`pause above ${pct(r.maxApplyFailureRate)} apply failures`);
   if (r.maxHookFailureRate !== undefined) {
     parts.push(`pause above ${pct(r.maxHookFailureRate)} hook failures (after ${r.minHookRuns ?? 20} runs)`);
@@ -96,8 +98,13 @@ export function renderPlan(plan: Plan): string {
   }
   const reported = plan.serverOnly.filter((s) => !(plan.prune && s.blocked === null));
   if (reported.length) {
-    out.push(plan.prune ? 'On the server only, kept:' : 'On the server only (not in the directory; removed only with --prune):');
-    for (const s of reported) out.push(`  ${s.kind} "${s.name}" (${s.id})${s.blocked ? `: cannot be removed: ${s.blocked}` : ''}`);
+    out.push(
+      plan.prune
+        ? 'On the server only, kept:'
+        : 'On the server only (not in the directory; removed only with --prune):',
+    );
+    for (const s of reported)
+      out.push(`  ${s.kind} "${s.name}" (${s.id})${s.blocked ? `: cannot be removed: ${s.blocked}` : ''}`);
     out.push('');
   }
   for (const n of plan.notes) out.push(`note: ${n}`);

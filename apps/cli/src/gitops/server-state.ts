@@ -62,10 +62,7 @@ export async function fetchServerState(client: ApiClient, groupNames: Set<string
     policies.filter((p) => p.latestVersion > 0),
     4,
     async (p) => {
-      state.latest.set(
-        p.id,
-        await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${p.latestVersion}`),
-      );
+      state.latest.set(p.id, await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${p.latestVersion}`));
     },
   );
   return state;

@@ -14,8 +14,8 @@ export function cellText(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (Array.isArray(v)) return v.map(cellText).join(',');
   if (typeof v === 'object') return JSON.stringify(v);
-  // eslint-disable-next-line no-control-regex
-  return String(v).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+  const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? v.toString() : '';
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 
 // Renders rows as an aligned table with a header line.

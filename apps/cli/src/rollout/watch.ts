@@ -54,7 +54,11 @@ const TERMINAL: Record<string, WatchEnd> = {
 };
 
 // Polls GET /v1/releases/:id/rollout until the release is completed, paused, aborted or superseded.
-export async function watchRollout(client: ApiClient, releaseId: string, o: WatchOptions): Promise<{ end: WatchEnd; last: RolloutView }> {
+export async function watchRollout(
+  client: ApiClient,
+  releaseId: string,
+  o: WatchOptions,
+): Promise<{ end: WatchEnd; last: RolloutView }> {
   const interval = o.intervalMs ?? 2000;
   const deadline = o.timeoutMs !== undefined ? Date.now() + o.timeoutMs : Infinity;
   let previous = '';
@@ -82,7 +86,8 @@ export async function watchRollout(client: ApiClient, releaseId: string, o: Watc
     }
     const end = TERMINAL[view.release.status];
     if (end) return { end, last: view };
-    if (Date.now() > deadline) throw new CliError(`release ${releaseId} is still ${view.release.status} after the --timeout`);
+    if (Date.now() > deadline)
+      throw new CliError(`release ${releaseId} is still ${view.release.status} after the --timeout`);
     await sleep(interval, o.signal);
   }
 }
