@@ -9,7 +9,6 @@ import { examples } from '../cli/help';
 interface LoginOptions {
   url?: string;
   token?: string;
-  context?: string;
   sso?: boolean;
   verify: boolean;
 }
@@ -30,10 +29,12 @@ async function readStdinToken(): Promise<string> {
 export function registerContextCommands(program: Command): void {
   const login = program
     .command('login')
-    .description('Store a server URL and token as a named context (config.toml, mode 0600) and make it current')
+    .description(
+      'Store a server URL and token as a named context (config.toml, mode 0600) and make it current; ' +
+        'name it with the global --context NAME (default: the URL host)',
+    )
     .option('--url <url>', 'API base URL, e.g. https://hookwarden.example.com')
     .option('--token <token>', 'API token (hwt_…); `-` reads it from stdin')
-    .option('--context <name>', 'context name (default: the URL host)')
     .option('--sso', 'sign in through the server’s single sign-on (when the server offers it)')
     .option('--no-verify', 'store without checking the token against the server')
     .action(async (opts: LoginOptions, cmd: Command) => {
@@ -53,7 +54,7 @@ export function registerContextCommands(program: Command): void {
         throw new CliError(`--url: invalid URL ${JSON.stringify(opts.url)} (expected http(s)://host[:port])`);
       }
       const base = url.toString().replace(/\/+$/, '');
-      const name = opts.context ?? url.host;
+      const name = rt.globals.context ?? url.host;
       if (opts.verify) {
         // Any read route proves the token works (auditor tokens included).
         await new ApiClient({ baseUrl: base, token }).json('GET', '/v1/groups', { query: { limit: 1 } });
@@ -66,7 +67,8 @@ export function registerContextCommands(program: Command): void {
       else rt.out(`Logged in to ${base} as context "${name}" (saved in ${loaded.file}).\n`);
     });
   examples(login, [
-    'hookwarden login --url https://hookwarden.example.com --token hwt_… --context prod',
+    'hookwarden --context prod login --url https://hookwarden.example.com --token hwt_…',
+    'hookwarden login --context prod --url https://hookwarden.example.com --token hwt_…',
     'printf %s "$TOKEN" | hookwarden login --url https://hookwarden.example.com --token -',
   ]);
 
