@@ -50,7 +50,7 @@ const groupsFileSchema = z
   .object({
     groups: z
       .record(
-        groupName,
+        z.string(),
         z.object({ description: z.string().max(2000).default(''), capture: captureSchema.optional() }).strict(),
       )
       .default({}),
@@ -207,9 +207,18 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
   const groups: DesiredGroup[] = [];
   if (groupsDoc !== undefined) {
     const parsed = groupsFileSchema.safeParse(groupsDoc);
+    const declaredNames = Object.keys((groupsDoc as { groups?: object }).groups ?? {});
+    for (const name of declaredNames) {
+      const checked = groupName.safeParse(name);
+      if (!checked.success) {
+        const message = `group name: ${checked.error.issues[0]?.message ?? 'invalid'}`;
+        problems.push({ file: GROUPS_FILE, path: `groups.${name}`, message, code: 'invalid_manifest' });
+      }
+    }
     if (!parsed.success) problems.push(...zodProblems(parsed.error, GROUPS_FILE));
     else {
       for (const [name, g] of Object.entries(parsed.data.groups)) {
+        if (!groupName.safeParse(name).success) continue;
         groups.push({
           name,
           description: g.description,
