@@ -57,7 +57,7 @@ beforeAll(async () => {
     baseVersion: 1,
   });
   releaseId = (await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.id })).id;
-  [ep] = await createEndpoints(api.db.url, 1, groupId);
+  ep = (await createEndpoints(api.db.url, 1, groupId))[0]!;
   const records: RunRecord[] = Array.from({ length: 25 }, (_, i) =>
     runRecord({
       seq: i + 1,
