@@ -263,6 +263,28 @@ describe('resource commands', () => {
     expect(same.stdout).toContain('Unchanged');
   }, 120_000);
 
+  it('rollout watch ends with exit 3 on a paused rollout and 1 on an aborted one', async () => {
+    const v2 = await admin('GET', `/v1/policies/${policyId}/versions/2`);
+    const staged = await admin('POST', `/v1/groups/${groupId}/releases`, {
+      policyVersionId: v2.id,
+      strategy: 'staged',
+      rings: [10, 100],
+      ringIntervalSec: 86_400,
+    });
+    const paused = await cli(['releases', 'pause', staged.id, '--reason', 'looking', '-o', 'json']);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ status: 'paused', pausedReason: 'looking' });
+    const w1 = await cli(['rollout', 'watch', staged.id, '--interval', '1s']);
+    expect(w1.code).toBe(3);
+    expect(w1.stdout).toContain('status paused (looking)');
+    expect(w1.stdout).toContain('Rollout paused.');
+    const aborted = await cli(['releases', 'abort', staged.id]);
+    expect(aborted.code, aborted.stderr).toBe(0);
+    expect(aborted.stdout).toContain(`Aborted release ${staged.id}`);
+    const w2 = await cli(['rollout', 'watch', staged.id, '-o', 'json']);
+    expect(w2.code).toBe(1);
+    expect(JSON.parse(w2.stdout)).toMatchObject({ end: 'aborted', rollout: { release: { id: staged.id } } });
+  }, 120_000);
+
   it('hook-runs export streams to a file (no progress when stderr is not a terminal)', async () => {
     const out = path.join(tmp, 'runs.ndjson');
     const r = await cli(['hook-runs', 'export', '--group', 'res-group', '--out', out]);

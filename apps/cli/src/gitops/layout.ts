@@ -104,7 +104,13 @@ const rolloutSchema = z
 
 const policyFileSchema = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
+      .optional(),
     description: z.string().max(2000).default(''),
     group: groupName,
     rollout: rolloutSchema.default({ strategy: 'immediate' }),
