@@ -1,6 +1,7 @@
 // Resource commands of the built CLI (child processes) against the real API and PostgreSQL: contexts in
 // config.toml, every command's JSON output parses, tables, located API errors, streaming exports, and audit-log
 // verify keeping its checkpoint across runs.
+import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
 import { columnsOf, recordHashOf } from '../../apps/api/src/ingest/run-record';
 import { startTestApi, type TestApi } from '../support/api';
 import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
-import { runCli } from '../support/cli';
+import { CLI_BIN, runCli } from '../support/cli';
 import { call } from '../support/http';
 
 let api: TestApi;
@@ -297,10 +298,37 @@ describe('resource commands', () => {
     const csv = path.join(tmp, 'runs.csv');
     const c = await cli(['hook-runs', 'export', '--format', 'csv', '--decision', 'deny', '--out', csv, '-o', 'json']);
     expect(JSON.parse(c.stdout)).toMatchObject({ file: csv, lines: 13 });
+    // On a terminal (a pseudo-terminal from util-linux `script`), progress is shown on stderr.
+    if (spawnSync('script', ['--version']).status === 0) {
+      const tty = path.join(tmp, 'tty.ndjson');
+      const command = [
+        process.execPath,
+        CLI_BIN,
+        '--config',
+        path.join(tmp, 'env-config.toml'),
+        'hook-runs',
+        'export',
+        '--out',
+        tty,
+      ]
+        .map((a) => `'${a}'`)
+        .join(' ');
+      // Asynchronous: the API answering it runs in this process.
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, HOOKWARDEN_URL: api.baseUrl, HOOKWARDEN_TOKEN: api.adminToken },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const r2 = { stdout: '', status: null as number | null };
+      child.stdout.on('data', (d: Buffer) => (r2.stdout += d.toString()));
+      r2.status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(r2.status, r2.stdout).toBe(0);
+      expect(r2.stdout).toMatch(/downloaded \d+(\.\d)? (B|KiB), 25 line\(s\)/);
+      expect((await fs.readFile(tty, 'utf8')).trim().split('\n')).toHaveLength(25);
+    }
     const audit = path.join(tmp, 'audit.ndjson');
     expect((await cli(['audit-log', 'export', '--out', audit])).code).toBe(0);
     expect((await fs.readFile(audit, 'utf8')).trim().split('\n').length).toBeGreaterThan(3);
-  });
+  }, 120_000);
 
   it('audit-log verify keeps the signed checkpoint in the config directory and catches a later truncation', async () => {
     const cfgDir = path.join(tmp, 'verify-cfg');
