@@ -98,30 +98,32 @@ export function registerGitopsCommands(program: Command): void {
         if (saved) checkSavedPlan(saved, fresh);
         const log = (l: string) => (rt.format === 'json' ? process.stderr.write(l + '\n') : rt.out(l + '\n'));
         for (const w of fresh.warnings) log(`warning: ${formatProblem(w)}`);
+        let result: Awaited<ReturnType<typeof executePlan>> = { applied: [], releases: [] };
         if (fresh.steps.length === 0) {
-          if (rt.format === 'json') rt.json({ applied: [], releases: [], serverOnly: fresh.serverOnly });
-          else rt.out(`No changes: ${fresh.server} already matches ${desired.root}.\n`);
-          return;
+          if (rt.format !== 'json') rt.out(`No changes: ${fresh.server} already matches ${desired.root}.\n`);
+        } else {
+          result = await executePlan(client, fresh, desired, { message: opts.message, log });
+          if (rt.format !== 'json') rt.out(`Applied ${result.applied.length} change(s).\n`);
         }
-        const result = await executePlan(client, fresh, desired, { message: opts.message, log });
         const reported = fresh.serverOnly.filter((s) => !(prune && s.blocked === null));
-        if (rt.format === 'json') rt.json({ ...result, serverOnly: reported });
+        if (rt.format === 'json') rt.json({ ...result, serverOnly: reported, rolling: fresh.rolling });
         else {
-          rt.out(`Applied ${result.applied.length} change(s).\n`);
-          for (const s of reported)
-            rt.out(
-              `on the server only: ${s.kind} "${s.name}"${s.blocked ? ` (cannot be removed: ${s.blocked})` : ' (kept; --prune removes it)'}\n`,
-            );
+          for (const s of reported) {
+            const why = s.blocked ? ` (cannot be removed: ${s.blocked})` : ' (kept; --prune removes it)';
+            rt.out(`on the server only: ${s.kind} "${s.name}"${why}\n`);
+          }
         }
         if (opts.watch) {
+          // The rollouts this apply started, and those of the directory's versions still rolling (a re-run job).
+          const ids = [...result.releases.filter((x) => x.status === 'rolling').map((x) => x.id), ...fresh.rolling];
           let code = 0;
-          for (const r of result.releases.filter((x) => x.status === 'rolling')) {
-            const { end } = await watchRollout(client, r.id, {
+          for (const id of ids) {
+            const { end } = await watchRollout(client, id, {
               write: (t) => (rt.format === 'json' ? process.stderr.write(t) : rt.out(t)),
               tty: rt.format !== 'json' && Boolean(process.stdout.isTTY),
               timeoutMs: opts.watchTimeout ? parseDuration(opts.watchTimeout, '--watch-timeout') * 1000 : undefined,
             });
-            log(`release ${r.id}: ${end}`);
+            log(`release ${id}: ${end}`);
             code = Math.max(code, watchExitCode(end));
           }
           process.exitCode = code;

@@ -87,6 +87,8 @@ export interface Plan {
   steps: Step[];
   serverOnly: ServerOnly[];
   notes: string[];
+  /** Staged rollouts of the directory's versions still rolling on the server (apply --watch follows them too). */
+  rolling: string[];
   warnings: Problem[];
 }
 
@@ -154,6 +156,7 @@ export async function computePlan(
 ): Promise<Plan> {
   const steps: Step[] = [];
   const notes: string[] = [];
+  const rolling: string[] = [];
   const problems: Problem[] = [];
   const groupByName = new Map(state.groups.map((g) => [g.name, g]));
   const groupById = new Map(state.groups.map((g) => [g.id, g]));
@@ -237,6 +240,10 @@ export async function computePlan(
     const upToDate =
       !newVersion && served && server && served.policyId === server.id && served.policyVersion === latest?.number;
     if (upToDate) {
+      if (served.status === 'rolling') {
+        rolling.push(served.id);
+        notes.push(`release ${served.id} of policy "${p.name}" is still rolling out in group "${p.group}"`);
+      }
       if (served.status === 'paused')
         notes.push(
           `release ${served.id} of policy "${p.name}" in group "${p.group}" is paused (${served.pausedReason ?? 'no reason'})`,
@@ -324,6 +331,7 @@ export async function computePlan(
     steps,
     serverOnly,
     notes,
+    rolling,
     warnings: desired.warnings,
   };
 }
