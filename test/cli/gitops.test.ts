@@ -10,6 +10,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentProcess, runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
+import { auditorToken } from '../support/audit-factories';
 import { runCli } from '../support/cli';
 import { call } from '../support/http';
 import { startTestWorker } from '../support/worker';
@@ -221,12 +222,19 @@ describe('hookwarden GitOps', () => {
     const kept = await admin('POST', '/v1/policies', { name: 'kept-forever', groupId });
     await admin('POST', `/v1/policies/${kept.id}/versions`, { toml: toml('k'), files: [], baseVersion: 0 });
 
-    const plan = await cli(['plan', '-f', dir()]);
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('On the server only');
-    expect(plan.stdout).toContain('group "legacy"');
-    expect(plan.stdout).toContain('policy "draft"');
-    expect(plan.stdout).toMatch(/policy "kept-forever".*cannot be removed: has 1 version/);
+    // A read-only auditor token is enough to plan (what CI runs on pull requests).
+    const plan = await cli(['plan', '-f', dir(), '--prune'], await auditorToken(api));
+    expect(plan.code, plan.stderr).toBe(2);
+    expect(plan.stdout).toContain('delete group "legacy"');
+    const denied = await cli(['apply', '-f', dir(), '--prune'], await auditorToken(api));
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('403');
+    const report = await cli(['plan', '-f', dir()]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain('On the server only');
+    expect(report.stdout).toContain('group "legacy"');
+    expect(report.stdout).toContain('policy "draft"');
+    expect(report.stdout).toMatch(/policy "kept-forever".*cannot be removed: has 1 version/);
     expect((await cli(['apply', '-f', dir()])).code).toBe(0);
     expect((await call(api.baseUrl, 'GET', `/v1/groups/${legacy.id}`, { token: api.adminToken })).status).toBe(200);
 

@@ -1,6 +1,6 @@
 // Computes what apply would change: desired state (the directory) against the server, in dependency order.
 import { canonicalJson } from '@hookwarden/hook-core';
-import type { ApiClient } from '../client/api-client';
+import { ApiError, type ApiClient } from '../client/api-client';
 import type { AuditSettings, GroupView, PolicyView, ReleaseView } from '../client/types';
 import { CliError, type Problem } from '../cli/errors';
 import { sha256Hex } from './content';
@@ -142,8 +142,13 @@ async function groupBlocker(
     query: { groupId: g.id, limit: 1 },
   });
   if (endpoints.items.length) uses.push('enrolled endpoints');
-  const secrets = await client.json<{ items: unknown[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`);
-  if (secrets.items.length) uses.push(`${secrets.items.length} enrollment secret(s)`);
+  try {
+    const secrets = await client.json<{ items: unknown[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`);
+    if (secrets.items.length) uses.push(`${secrets.items.length} enrollment secret(s)`);
+  } catch (err) {
+    // Enrollment secrets are admin-only: a read-only (auditor) plan cannot see them; apply (admin) checks again.
+    if (!(err instanceof ApiError && err.status === 403)) throw err;
+  }
   return uses.length ? `in use (${uses.join(', ')})` : null;
 }
 
