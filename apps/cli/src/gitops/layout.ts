@@ -245,6 +245,15 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
+  for (const e of entries) {
+    if (e.isSymbolicLink()) {
+      problems.push({
+        file: `${POLICIES_DIR}/${e.name}`,
+        message: 'is a symbolic link: policy folders must be real directories',
+        code: 'symlink',
+      });
+    }
+  }
   const folders = entries
     .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
     .map((e) => e.name)

@@ -3,6 +3,7 @@
 import type { ApiClient } from '../client/api-client';
 import type { RolloutView } from '../client/types';
 import { CliError } from '../cli/errors';
+import { cellText } from '../output/table';
 
 export type WatchEnd = 'completed' | 'paused' | 'aborted' | 'superseded';
 
@@ -23,7 +24,7 @@ export function renderRollout(v: RolloutView): string {
   const r = v.release;
   const lines = [
     `release ${r.id}  revision ${r.revision}  policy version ${r.policyVersion}  ${r.strategy}  status ${r.status}` +
-      (r.pausedReason ? ` (${r.pausedReason})` : ''),
+      (r.pausedReason ? ` (${cellText(r.pausedReason)})` : ''),
   ];
   for (const ring of v.rings) {
     const mine = ring.versions.find((x) => x.releaseId === r.id);
