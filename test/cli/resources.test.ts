@@ -181,6 +181,7 @@ describe('resource commands', () => {
       ['signing-keys', 'activate', kid],
       ['context', 'current'],
       ['context', 'list'],
+      ['endpoints', 'revoke', ep.id],
     ];
     for (const args of commands) {
       const r = await cli([...args, '-o', 'json']);
@@ -188,6 +189,12 @@ describe('resource commands', () => {
       expect(() => JSON.parse(r.stdout), `${args.join(' ')} printed: ${r.stdout.slice(0, 200)}`).not.toThrow();
     }
     expect(runs.items).toHaveLength(5);
+    const added = await cli(['signing-keys', 'create', '-o', 'json']);
+    expect(added.code, added.stderr).toBe(0);
+    const newKid = JSON.parse(added.stdout).kid as string;
+    const retired = await cli(['signing-keys', 'retire', newKid, '-o', 'json']);
+    expect(retired.code, retired.stderr).toBe(0);
+    expect(JSON.parse(retired.stdout).retiredAt).not.toBeNull();
     expect(secret.secret).toMatch(/^hws_/);
     const settings = JSON.parse((await cli(['audit-settings', 'get', 'res-group', '-o', 'json'])).stdout);
     expect(settings).toMatchObject({ capture: 'digests', useDefaultRedact: false });
@@ -269,7 +276,7 @@ describe('resource commands', () => {
     const staged = await admin('POST', `/v1/groups/${groupId}/releases`, {
       policyVersionId: v2.id,
       strategy: 'staged',
-      rings: [10, 100],
+      rings: [10, 50, 100],
       ringIntervalSec: 86_400,
     });
     const paused = await cli(['releases', 'pause', staged.id, '--reason', 'looking', '-o', 'json']);
@@ -278,6 +285,13 @@ describe('resource commands', () => {
     expect(w1.code).toBe(3);
     expect(w1.stdout).toContain('status paused (looking)');
     expect(w1.stdout).toContain('Rollout paused.');
+    const resumed = await cli(['releases', 'resume', staged.id, '-o', 'json']);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'rolling' });
+    const advanced = await cli(['releases', 'advance', staged.id, '-o', 'json']);
+    expect(advanced.code, advanced.stderr).toBe(0);
+    expect(JSON.parse(advanced.stdout).id).toBe(staged.id);
+    const paused2 = await cli(['releases', 'pause', staged.id]);
+    expect(paused2.code, paused2.stderr).toBe(0);
     const aborted = await cli(['releases', 'abort', staged.id]);
     expect(aborted.code, aborted.stderr).toBe(0);
     expect(aborted.stdout).toContain(`Aborted release ${staged.id}`);
