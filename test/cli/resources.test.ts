@@ -9,7 +9,7 @@ import { canonicalJson, type RunRecord } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
-import { columnsOf, recordHashOf } from '../../apps/api/src/ingest/run-record';
+import { parseUpload } from '../../apps/api/src/ingest/ingest.parse';
 import { startTestApi, type TestApi } from '../support/api';
 import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
 import { CLI_BIN, runCli } from '../support/cli';
@@ -73,10 +73,7 @@ beforeAll(async () => {
     groupId,
     receivedAt: new Date().toISOString(),
     droppedTotal: null,
-    rows: records.map((r) => {
-      const line = canonicalJson(r);
-      return { c: columnsOf(r, recordHashOf(r, line)), r: line };
-    }),
+    rows: parseUpload({ kind: 'ndjson', text: records.map((r) => canonicalJson(r)).join('\n') }, records.length),
   });
 });
 afterAll(async () => {
