@@ -35,7 +35,17 @@ describe("the spec's examples", () => {
     expect(r.diagnostics).toEqual([]);
   });
 
-  it('requirements.toml example: valid, no lint errors or warnings', () => {
-    expect(lintText(REQUIREMENTS, 'requirements.toml')).toEqual({ errors: [], warnings: [] });
+  it('requirements.toml example: its only error is the home-relative managed_dir (the managed layer is system-wide)', () => {
+    const { errors, warnings } = lintText(REQUIREMENTS, 'requirements.toml');
+    expect(warnings).toEqual([]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'managed_dir_home_relative',
+        path: '$.hooks.managed_dir',
+        message: expect.stringMatching(/system-wide/),
+      }),
+    ]);
+    const absolute = REQUIREMENTS.replaceAll('~/.zerotwo/hooks', '/opt/zerotwo/hooks');
+    expect(lintText(absolute, 'requirements.toml')).toEqual({ errors: [], warnings: [] });
   });
 });
