@@ -52,7 +52,7 @@ type HooksTable = { managed_dir?: unknown; windows_managed_dir?: unknown } | und
 // The [hooks] table of requirements TOML text (throws on a TOML syntax error).
 function hooksTableOf(toml: string): HooksTable {
   const hooks = (parseToml(toml) as { hooks?: unknown }).hooks;
-  return typeof hooks === 'object' && hooks !== null && !Array.isArray(hooks) ? (hooks) : undefined;
+  return typeof hooks === 'object' && hooks !== null && !Array.isArray(hooks) ? hooks : undefined;
 }
 
 // Reads managed_dir for the platform from requirements TOML text.

@@ -214,8 +214,8 @@ export class Layer {
       const r = rel ? `${rel}/${e.name}` : e.name;
       const from = path.join(src, r);
       const to = path.join(dst, r);
-      // Never carry the agent's own layer (its staging included) into itself.
-      if (within(from, this.layerDir)) continue;
+      // Never carry a directory that holds the staging directory into it (it would copy itself forever).
+      if (within(dst, from)) continue;
       if (e.isDirectory()) {
         await fs.mkdir(to, { recursive: true, mode: 0o755 });
         await this.carryForeign(src, dst, r, owned, shipped);
