@@ -1,5 +1,6 @@
 // Authoring refuses, with a located 400 and before any row is written, every version an agent would refuse.
 import pg from 'pg';
+import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
@@ -91,5 +92,27 @@ describe('bundle content at authoring', () => {
       files: [script('check.sh'), script('lib/util.sh', 0o644), script('Lib2/x.sh')],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+});
+
+describe('non-hook sections at authoring', () => {
+  it('come back with their types: floats stay floats, integers integers, dates dates; dropped comments are warned', async () => {
+    const text =
+      '# managed by IT\n[rules]\nratio = 1.0\nlimit = 1e3\nzero = -0.0\ncount = 3\nsince = 2026-01-01\n\n' +
+      '[mcp_servers.docs]\ncommand = "npx" # the launcher\ntool_timeout_sec = 60.0\n\n' +
+      '[permissions.fs]\nat = 07:30:00\n\n' +
+      toml('/opt/hw/hooks');
+    const res = await post({ toml: text, files: [script('check.sh')], baseVersion: await rows() });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const typed = (t: string): Record<string, unknown> => {
+      const { hooks: _hooks, ...rest } = parse(t, { integersAsBigInt: true });
+      return rest;
+    };
+    expect(typed(res.body.toml)).toEqual(typed(text));
+    expect(res.body.toml).toMatch(/^tool_timeout_sec = 60\.0$/m);
+    expect(res.body.toml).toMatch(/^zero = -0\.0$/m);
+    expect(res.body.warnings).toContainEqual(
+      expect.objectContaining({ code: 'comments_dropped', line: 1, column: 1, field: '$.toml' }),
+    );
   });
 });

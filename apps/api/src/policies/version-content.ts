@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import {
   canonicalJson,
   type ConfigDiagnostic,
+  findTomlComment,
   lintPolicy,
   parsePolicyToml,
   type PolicyDocument,
@@ -178,6 +179,20 @@ function validateAndRender(
   const warnings = [...parsed.diagnostics.filter((d) => d.severity === 'warning'), ...lint.warnings].map((d) =>
     located(d, form),
   );
+  const comment = form === 'toml' ? findTomlComment(input.toml!) : null;
+  if (comment) {
+    warnings.push({
+      severity: 'warning',
+      code: 'comments_dropped',
+      message:
+        `the canonical requirements.toml that endpoints receive does not keep comments (the first is at line ` +
+        `${comment.line}); every key and value is kept`,
+      file: 'requirements.toml',
+      line: comment.line,
+      column: comment.column,
+      field: '$.toml',
+    });
+  }
   return {
     ok: true,
     version: { toml, structured: toJsonObject(parsed.policy), files, digest: versionDigest(toml, files), warnings },
