@@ -180,9 +180,19 @@ export class Layer {
               bundle.revision,
             );
           }
+          // A file the agent owns becomes a directory: the new version is staged from scratch, so it just goes.
+          if (!st.isDirectory() && owned.has(rel)) break;
           if (!st.isDirectory()) {
             throw new BundleRejected(
               `files[${JSON.stringify(f.path)}]: ${rel} is a file not owned by the agent`,
+              bundle.revision,
+            );
+          }
+        } else if (st.isDirectory() && !st.isSymbolicLink()) {
+          // A directory of the old version becomes a file: only if everything in it is the agent's.
+          if (!(await this.onlyOwned(source, rel, owned))) {
+            throw new BundleRejected(
+              `files[${JSON.stringify(f.path)}]: a directory holding files not owned by the agent is already there`,
               bundle.revision,
             );
           }
@@ -194,6 +204,23 @@ export class Layer {
         }
       }
     }
+  }
+
+  // True when every entry under `rel` (recursively) is a file the agent owns (or a directory of such files).
+  private async onlyOwned(source: string, rel: string, owned: Set<string>): Promise<boolean> {
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(source, rel), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      const r = `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (!(await this.onlyOwned(source, r, owned))) return false;
+      } else if (!owned.has(r)) return false;
+    }
+    return true;
   }
 
   // Carries files the agent does not own from the old managed dir into the new one (hard links: not touched).
@@ -217,6 +244,8 @@ export class Layer {
       // Never carry a directory that holds the staging directory into it (it would copy itself forever).
       if (within(dst, from)) continue;
       if (e.isDirectory()) {
+        // An old directory of owned files that is a file in the new version (checkPaths made sure it is all ours).
+        if (shipped.has(r)) continue;
         await fs.mkdir(to, { recursive: true, mode: 0o755 });
         await this.carryForeign(src, dst, r, owned, shipped);
       } else if (!owned.has(r) && !shipped.has(r)) {
