@@ -151,6 +151,25 @@ describe('agent content rules', () => {
     expect(await fs.readFile(path.join(root, 'etc/zerotwo/requirements.toml'), 'utf8')).toBe(toml(MANAGED, 'A'));
   });
 
+  it('an owned file may become a directory in the next version, and back (in-process)', async () => {
+    const layer = new Layer({ root });
+    const trusted = [{ kid: key.kid, publicKeyPem: key.publicKeyPem }];
+    const apply = async (rev: number, files: FakeFile[]): Promise<void> => {
+      const v = verifyBundle(signManifest(key, manifestObject(rev, toml(MANAGED), files)), trusted, rev - 1, null);
+      await layer.apply(v);
+    };
+    await apply(1, [{ path: 'x', content: 'file\n' }]);
+    await apply(2, [{ path: 'x/y.sh', content: 'nested\n' }]);
+    expect(await fs.readFile(path.join(root, MANAGED, 'x/y.sh'), 'utf8')).toBe('nested\n');
+    await apply(3, [{ path: 'x', content: 'file again\n' }]);
+    expect(await fs.readFile(path.join(root, MANAGED, 'x'), 'utf8')).toBe('file again\n');
+    // A directory holding a file the agent does not own is never replaced by a file.
+    await apply(4, [{ path: 'd/own.sh', content: 'own\n' }]);
+    await fs.writeFile(path.join(root, MANAGED, 'd', 'theirs.txt'), 'local\n');
+    await expect(apply(5, [{ path: 'd', content: 'file\n' }])).rejects.toThrow(/not owned by the agent/);
+    expect(await fs.readFile(path.join(root, MANAGED, 'd', 'theirs.txt'), 'utf8')).toBe('local\n');
+  });
+
   it('the layer refuses a managed_dir that overlaps its real state directory (in-process)', async () => {
     const agentState = path.join(root, 'srv/agent');
     const layer = new Layer({ root, stateDir: agentState });
