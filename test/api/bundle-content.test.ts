@@ -116,3 +116,25 @@ describe('non-hook sections at authoring', () => {
     );
   });
 });
+
+describe('releasing a version stored before the content rules', () => {
+  it('is refused with 409 naming the broken rule (every agent would refuse its bundle)', async () => {
+    const res = await post({ toml: toml('/opt/hw/legacy'), files: [script('check.sh')], baseVersion: await rows() });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // What an older API stored: the spec's home-relative managed_dir.
+    await db.query('UPDATE policy_versions SET canonical_toml = $1 WHERE id = $2', [
+      toml('~/.zerotwo/hooks'),
+      res.body.id,
+    ]);
+    const policy = await call(api.baseUrl, 'GET', `/v1/policies/${policyId}`, { token: api.adminToken });
+    const rel = await call(api.baseUrl, 'POST', `/v1/groups/${policy.body.groupId}/releases`, {
+      token: api.adminToken,
+      body: { policyVersionId: res.body.id },
+    });
+    expect(rel.status, JSON.stringify(rel.body)).toBe(409);
+    expect(rel.body.error.message).toMatch(/system-wide/);
+    expect(rel.body.error.details).toContainEqual(
+      expect.objectContaining({ path: '$.policyVersionId', code: 'managed_dir_home_relative' }),
+    );
+  });
+});

@@ -1,5 +1,6 @@
 // The content rules of a policy version / bundle: managed file names, sizes and modes, and where managed_dir may be.
 // One implementation: the API refuses at authoring what an agent would refuse at verification, and vice versa.
+import { parse as parseToml } from 'smol-toml';
 import type { DocPath } from '../config/diagnostics';
 
 /** Most managed files in one version. */
@@ -418,4 +419,29 @@ export function checkBundleContent(input: BundleContentInput, options: BundleCon
     }
   }
   return problems;
+}
+
+/** checkBundleContent of a bundle as shipped: the requirements.toml text (its [hooks] directories) and the files. */
+export function checkBundleText(
+  requirementsToml: string,
+  files: readonly ContentFile[],
+  options: BundleContentOptions = {},
+): ContentProblem[] {
+  let hooks: unknown;
+  try {
+    hooks = (parseToml(requirementsToml) as { hooks?: unknown }).hooks;
+  } catch (err) {
+    return [{ code: 'toml_syntax', message: err instanceof Error ? err.message : String(err), where: [] }];
+  }
+  const table =
+    typeof hooks === 'object' && hooks !== null && !Array.isArray(hooks) ? (hooks as Record<string, unknown>) : {};
+  return checkBundleContent(
+    {
+      managedDir: table['managed_dir'],
+      windowsManagedDir: table['windows_managed_dir'],
+      files,
+      requirementsBytes: Buffer.byteLength(requirementsToml, 'utf8'),
+    },
+    options,
+  );
 }

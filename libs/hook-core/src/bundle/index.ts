@@ -14,6 +14,7 @@ export {
 export { keyListSchema, keyListSigningPayload, trustedKeySchema, type KeyList, type TrustedKey } from './key-list';
 export {
   checkBundleContent,
+  checkBundleText,
   fileModeProblem,
   filePathProblem,
   foldFilePath,
