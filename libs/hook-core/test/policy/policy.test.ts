@@ -180,7 +180,7 @@ describe('renderPolicyToml', () => {
 });
 
 describe('lintPolicy', () => {
-  it('refuses the spec example\'s ~ managed_dir saying why, and accepts it with an absolute one', () => {
+  it("refuses the spec example's ~ managed_dir saying why, and accepts it with an absolute one", () => {
     const r = parsePolicyToml(SPEC_EXAMPLE);
     if (!r.ok) throw new Error('parse');
     const l = lintPolicy(r.policy, [{ path: 'pre_tool_use_policy.py' }], { sourceText: SPEC_EXAMPLE });
