@@ -13,7 +13,7 @@ import { additionalContextIgnored, sessionEndClamped } from '../config/messages'
 import { tomlLocator } from '../config/toml-located';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
 import { isPlainObject } from './parse';
-import { checkBundleContent, filePathProblem, managedDirProblem } from '../bundle/content';
+import { checkBundleContent, filePathProblem } from '../bundle/content';
 
 /** A file shipped alongside the policy into managed_dir (path relative to managed_dir). */
 export interface PolicyFile {
@@ -37,9 +37,10 @@ export interface LintResult {
 /** Largest timeout accepted in a managed policy (one day). */
 export const MAX_POLICY_TIMEOUT_SEC = 86_400;
 
-// An absolute, normalized POSIX managed_dir the agent can materialize (see bundle/content.ts for the rules).
+// What the engine accepts as managed_dir: a POSIX absolute path or home-relative `~/...` (the spec's example). Where
+// Hookwarden distributes the layer, the bundle content rules (bundle/content.ts) are stricter: no `~`.
 export function isPosixManagedDir(dir: string): boolean {
-  return managedDirProblem(dir, 'posix') === null;
+  return (dir.startsWith('/') || dir.startsWith('~/')) && !dir.includes('\0') && !/(^|\/)\.\.(\/|$)/.test(dir);
 }
 
 // Windows absolute path: drive letter (`C:\...`) or UNC (`\\server\share`).
@@ -189,14 +190,32 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
   const hooks = (policy.hooks ?? {}) as Record<string, unknown>;
 
   const dir = policy.hooks?.managed_dir;
-  // The bundle content rules (managed_dir, windows_managed_dir, file paths, modes, sizes): the agent checks the same.
-  const content = checkBundleContent({
-    managedDir: dir,
-    windowsManagedDir: policy.hooks?.windows_managed_dir,
-    files: (files ?? []).map((f) => ({ path: f.path, mode: f.mode ?? 0o644, size: f.size ?? 0 })),
-    requirementsBytes: options.sourceText !== undefined ? Buffer.byteLength(options.sourceText, 'utf8') : undefined,
-  });
+  const wdir = policy.hooks?.windows_managed_dir;
+  // A policy with its files is a bundle Hookwarden distributes: the bundle content rules apply (the agent checks the
+  // same before writing). A requirements.toml alone is what the engine reads: only its own managed_dir syntax applies.
+  const content = files
+    ? checkBundleContent({
+        managedDir: dir,
+        windowsManagedDir: wdir,
+        files: files.map((f) => ({ path: f.path, mode: f.mode ?? 0o644, size: f.size ?? 0 })),
+        requirementsBytes: options.sourceText !== undefined ? Buffer.byteLength(options.sourceText, 'utf8') : undefined,
+      })
+    : [];
   for (const p of content) out.error(p.code, p.message, p.where);
+  if (!files && dir !== undefined && !isPosixManagedDir(dir)) {
+    out.error(
+      'managed_dir_not_absolute',
+      `managed_dir must be an absolute POSIX path or start with ~/, got ${JSON.stringify(dir)}`,
+      ['hooks', 'managed_dir'],
+    );
+  }
+  if (!files && wdir !== undefined && !isWindowsAbsolute(wdir)) {
+    out.error(
+      'windows_managed_dir_not_absolute',
+      `windows_managed_dir must be an absolute Windows path (C:\\... or \\\\server\\share), got ${JSON.stringify(wdir)}`,
+      ['hooks', 'windows_managed_dir'],
+    );
+  }
 
   let shipped: Set<string> | undefined;
   let modes: Map<string, number> | undefined;
