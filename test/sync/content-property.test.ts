@@ -22,9 +22,9 @@ import { createGroupWithPolicy } from '../support/sync-factories';
 
 const SEED = Number(process.env.HW_PROPERTY_SEED ?? 0x10b);
 const COUNT = Number(process.env.HW_PROPERTY_COUNT ?? 5000);
-const SAMPLE = 6;
+const SAMPLE = 4;
 const LANES = 4;
-const APPLY_EVERY = Number(process.env.HW_PROPERTY_APPLY_EVERY ?? 2);
+const APPLY_EVERY = Number(process.env.HW_PROPERTY_APPLY_EVERY ?? 4);
 
 // mulberry32: a small seeded PRNG.
 function prng(seed: number): () => number {
