@@ -4,12 +4,14 @@ import { parse as parseToml } from 'smol-toml';
 import {
   type BundleManifest,
   bundleManifestSchema,
+  checkBundleContent,
+  type ContentProblem,
+  formatPath,
   manifestDigest,
   type SignedBundle,
   signedBundleSchema,
   type TrustedKey,
 } from '@hookwarden/hook-core';
-import { unsafePathReason } from './paths';
 
 export interface VerifiedFile {
   path: string;
@@ -45,11 +47,28 @@ const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).di
 // The bundle digest (same as the server's ETag): sha256 of the manifest text.
 export const digestOf = manifestDigest;
 
+type HooksTable = { managed_dir?: unknown; windows_managed_dir?: unknown } | undefined;
+
+// The [hooks] table of requirements TOML text (throws on a TOML syntax error).
+function hooksTableOf(toml: string): HooksTable {
+  const hooks = (parseToml(toml) as { hooks?: unknown }).hooks;
+  return typeof hooks === 'object' && hooks !== null && !Array.isArray(hooks) ? hooks : undefined;
+}
+
 // Reads managed_dir for the platform from requirements TOML text.
 export function managedDirOf(toml: string, platform: NodeJS.Platform = process.platform): string | null {
-  const doc = parseToml(toml) as { hooks?: { managed_dir?: unknown; windows_managed_dir?: unknown } };
-  const value = platform === 'win32' ? doc.hooks?.windows_managed_dir : doc.hooks?.managed_dir;
+  const hooks = hooksTableOf(toml);
+  const value = platform === 'win32' ? hooks?.windows_managed_dir : hooks?.managed_dir;
   return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+// One line naming every content problem (`files[2].path: …; hooks.managed_dir: …`).
+function describeProblems(problems: ContentProblem[]): string {
+  const shown = problems
+    .slice(0, 5)
+    .map((p) => `${p.where.length > 0 ? formatPath(p.where).replace(/^\$\.?/, '') : 'bundle'}: ${p.message}`);
+  const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
+  return shown.join('; ') + more;
 }
 
 // Checks everything that can be checked without the disk; throws BundleRejected naming the problem.
@@ -104,15 +123,22 @@ export function verifyBundle(
   if (requirements.length !== manifest.requirements.size || sha256(requirements) !== manifest.requirements.sha256) {
     throw new BundleRejected('manifest: requirements.toml does not match its sha256/size', revision);
   }
-  const seen = new Set<string>();
+  // The content rules every version passed at authoring (hook-core's one implementation), checked again here.
+  let hooks: HooksTable;
+  try {
+    hooks = hooksTableOf(manifest.requirements.content);
+  } catch (err) {
+    throw new BundleRejected(`requirements.toml: ${err instanceof Error ? err.message : String(err)}`, revision);
+  }
+  const problems = checkBundleContent({
+    managedDir: hooks?.managed_dir,
+    windowsManagedDir: hooks?.windows_managed_dir,
+    files: manifest.files,
+    requirementsBytes: requirements.length,
+  });
+  if (problems.length > 0) throw new BundleRejected(`bundle content: ${describeProblems(problems)}`, revision);
   const files: VerifiedFile[] = [];
   for (const f of manifest.files) {
-    const why = unsafePathReason(f.path);
-    if (why) throw new BundleRejected(`manifest: files[${JSON.stringify(f.path)}]: ${why}`, revision);
-    const lower = f.path.toLowerCase();
-    if (seen.has(lower))
-      throw new BundleRejected(`manifest: files[${JSON.stringify(f.path)}]: duplicate path`, revision);
-    seen.add(lower);
     const content = Buffer.from(f.content, 'base64');
     if (content.length !== f.size) {
       throw new BundleRejected(
@@ -125,33 +151,9 @@ export function verifyBundle(
     }
     files.push({ path: f.path, sha256: f.sha256, mode: f.mode, content });
   }
-  // A file that is a prefix directory of another (a and a/b) cannot both exist.
-  for (const f of files) {
-    const parts = f.path.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      if (seen.has(parts.slice(0, i).join('/').toLowerCase())) {
-        throw new BundleRejected(`manifest: files[${JSON.stringify(f.path)}]: a parent is also a file`, revision);
-      }
-    }
-  }
-  let managedDir: string | null;
-  try {
-    managedDir = managedDirOf(manifest.requirements.content, platform);
-  } catch (err) {
-    throw new BundleRejected(`requirements.toml: ${err instanceof Error ? err.message : String(err)}`, revision);
-  }
-  if (managedDir !== null) {
-    const absolute = platform === 'win32' ? /^[A-Za-z]:[\\/]/.test(managedDir) : managedDir.startsWith('/');
-    if (!absolute)
-      throw new BundleRejected(`requirements.toml: hooks.managed_dir must be absolute (got ${managedDir})`, revision);
-    if (managedDir.split(/[\\/]/).includes('..'))
-      throw new BundleRejected('requirements.toml: hooks.managed_dir contains ..', revision);
-  }
-  if (files.length > 0 && managedDir === null) {
-    throw new BundleRejected(
-      'requirements.toml: the bundle ships managed files but sets no hooks.managed_dir',
-      revision,
-    );
-  }
+  const value = platform === 'win32' ? hooks?.windows_managed_dir : hooks?.managed_dir;
+  const managedDir = typeof value === 'string' ? value : null;
+  // No managed directory for this platform: the files are for the other platforms' agents.
+  if (managedDir === null) return { raw, manifest, digest, revision, requirements, files: [], managedDir };
   return { raw, manifest, digest, revision, requirements, files, managedDir };
 }

@@ -30,6 +30,14 @@ export interface LayerOptions {
   platform?: NodeJS.Platform;
   /** Test hook: pause between apply steps so kill tests can land mid-apply. */
   stepDelayMs?: number;
+  /** The agent's state directory: managed_dir may not overlap it. */
+  stateDir?: string;
+}
+
+// a is b or inside b.
+function within(a: string, b: string): boolean {
+  const rel = path.relative(b, a);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 export interface DiskFile {
@@ -57,10 +65,12 @@ export class Layer {
   readonly layerDir: string;
   private readonly root: string;
   private readonly stepDelayMs: number;
+  private readonly stateDir: string | null;
 
   constructor(opts: LayerOptions) {
-    this.root = opts.root;
-    this.requirementsPath = requirementsPathFor(opts.root, opts.platform);
+    this.root = path.resolve(opts.root);
+    this.stateDir = opts.stateDir ? path.resolve(opts.stateDir) : null;
+    this.requirementsPath = requirementsPathFor(this.root, opts.platform);
     this.layerDir = path.join(path.dirname(this.requirementsPath), LAYER_DIR);
     this.stepDelayMs = opts.stepDelayMs ?? 0;
   }
@@ -128,6 +138,32 @@ export class Layer {
       await symlinkAtomic(this.requirementsLinkTarget, this.requirementsPath);
   }
 
+  // Refuses a managed_dir that, on this machine, is or overlaps the system config directory, the layer or the state.
+  private checkManagedDir(bundle: VerifiedBundle, newM: string | null): void {
+    if (!newM) return;
+    const etc = path.dirname(this.requirementsPath);
+    const refuse = (why: string): never => {
+      throw new BundleRejected(`managed_dir ${bundle.managedDir} ${why}`, bundle.revision);
+    };
+    if (within(etc, newM)) refuse(`is or contains the system config directory ${etc}`);
+    if (within(newM, this.layerDir)) refuse(`is inside the agent's layer directory ${this.layerDir}`);
+    if (within(newM, this.requirementsPath)) refuse(`would replace ${this.requirementsPath}`);
+    if (this.stateDir && (within(newM, this.stateDir) || within(this.stateDir, newM)))
+      refuse(`overlaps the agent's state directory ${this.stateDir}`);
+  }
+
+  // Puts aside whatever took the place of the agent's own links (`current`, requirements.toml) so a switch can
+  // always replace them: a broken layer never blocks the next good bundle.
+  private async repairOwnLinks(): Promise<void> {
+    for (const link of [path.join(this.layerDir, 'current'), this.requirementsPath]) {
+      const st = await lstatOrNull(link);
+      if (!st || st.isSymbolicLink() || (link === this.requirementsPath && st.isFile())) continue;
+      const aside = path.join(this.layerDir, `displaced-${path.basename(link)}-${Date.now()}-${rand()}`);
+      await fs.rename(link, aside);
+      await fsyncDir(path.dirname(link));
+    }
+  }
+
   // Refuses bundle paths that would leave managed_dir through a symlink or replace a file the agent does not own.
   private async checkPaths(bundle: VerifiedBundle, source: string | null, owned: Set<string>): Promise<void> {
     if (!source) return;
@@ -144,9 +180,19 @@ export class Layer {
               bundle.revision,
             );
           }
+          // A file the agent owns becomes a directory: the new version is staged from scratch, so it just goes.
+          if (!st.isDirectory() && owned.has(rel)) break;
           if (!st.isDirectory()) {
             throw new BundleRejected(
               `files[${JSON.stringify(f.path)}]: ${rel} is a file not owned by the agent`,
+              bundle.revision,
+            );
+          }
+        } else if (st.isDirectory() && !st.isSymbolicLink()) {
+          // A directory of the old version becomes a file: only if everything in it is the agent's.
+          if (!(await this.onlyOwned(source, rel, owned))) {
+            throw new BundleRejected(
+              `files[${JSON.stringify(f.path)}]: a directory holding files not owned by the agent is already there`,
               bundle.revision,
             );
           }
@@ -158,6 +204,23 @@ export class Layer {
         }
       }
     }
+  }
+
+  // True when every entry under `rel` (recursively) is a file the agent owns (or a directory of such files).
+  private async onlyOwned(source: string, rel: string, owned: Set<string>): Promise<boolean> {
+    let entries;
+    try {
+      entries = await fs.readdir(path.join(source, rel), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      const r = `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (!(await this.onlyOwned(source, r, owned))) return false;
+      } else if (!owned.has(r)) return false;
+    }
+    return true;
   }
 
   // Carries files the agent does not own from the old managed dir into the new one (hard links: not touched).
@@ -178,7 +241,11 @@ export class Layer {
       const r = rel ? `${rel}/${e.name}` : e.name;
       const from = path.join(src, r);
       const to = path.join(dst, r);
+      // Never carry a directory that holds the staging directory into it (it would copy itself forever).
+      if (within(dst, from)) continue;
       if (e.isDirectory()) {
+        // An old directory of owned files that is a file in the new version (checkPaths made sure it is all ours).
+        if (shipped.has(r)) continue;
         await fs.mkdir(to, { recursive: true, mode: 0o755 });
         await this.carryForeign(src, dst, r, owned, shipped);
       } else if (!owned.has(r) && !shipped.has(r)) {
@@ -197,9 +264,11 @@ export class Layer {
 
   // Writes a verified bundle as a new version and switches to it atomically.
   async apply(bundle: VerifiedBundle): Promise<void> {
-    await fs.mkdir(this.layerDir, { recursive: true, mode: 0o755 });
-    const cur = await this.current();
     const newM = bundle.managedDir ? this.rooted(bundle.managedDir) : null;
+    this.checkManagedDir(bundle, newM);
+    await fs.mkdir(this.layerDir, { recursive: true, mode: 0o755 });
+    await this.repairOwnLinks();
+    const cur = await this.current();
     const oldM = cur?.meta.managedDir ? this.rooted(cur.meta.managedDir) : null;
     let mState: 'none' | 'absent' | 'ours' | 'realdir' = 'none';
     if (newM) {

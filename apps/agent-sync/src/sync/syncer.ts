@@ -48,7 +48,7 @@ export class Syncer {
   private readonly backoff: Backoff;
 
   constructor(private readonly opts: SyncOptions) {
-    this.layer = new Layer({ root: opts.root, stepDelayMs: opts.stepDelayMs });
+    this.layer = new Layer({ root: opts.root, stepDelayMs: opts.stepDelayMs, stateDir: opts.stateDir });
     this.backoff = new Backoff(500, opts.maxBackoffMs);
   }
 

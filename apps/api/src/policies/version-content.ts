@@ -4,16 +4,17 @@ import { createHash } from 'node:crypto';
 import {
   canonicalJson,
   type ConfigDiagnostic,
+  findTomlComment,
   lintPolicy,
   parsePolicyToml,
   type PolicyDocument,
   type PolicyParseResult,
   renderPolicyToml,
-  unsafeFilePath,
+  MAX_REQUIREMENTS_BYTES,
   validatePolicyObject,
 } from '@hookwarden/hook-core';
 import { isStorableText } from '../common/text';
-import { type CreateVersionInput, type DiagnosticView, MAX_FILE_BYTES } from './versions.dto';
+import type { CreateVersionInput, DiagnosticView } from './versions.dto';
 
 /** Deepest nesting accepted in a structured policy (TOML documents are far shallower in practice). */
 export const MAX_POLICY_DEPTH = 32;
@@ -44,7 +45,7 @@ function requestError(code: string, message: string, field: string): DiagnosticV
 // Adds the request-body location to a hook-core diagnostic.
 function located(d: ConfigDiagnostic, form: 'toml' | 'policy'): DiagnosticView {
   const out: DiagnosticView = { ...d };
-  if (d.path?.startsWith('$.files[')) out.field = d.path;
+  if (d.path?.startsWith('$.files')) out.field = d.path;
   else if (form === 'policy') out.field = d.path ? `$.policy${d.path.slice(1)}` : '$.policy';
   else out.field = '$.toml';
   if (out.path === undefined && out.line === undefined) out.path = '$';
@@ -76,22 +77,12 @@ function checkStructure(root: unknown): DiagnosticView[] {
   return errors;
 }
 
-// Decodes and checks the managed files: safe relative paths, no duplicates, size and mode limits.
+// Decodes the managed files; their paths, modes and sizes are checked by hook-core's content rules (lintPolicy).
 function prepareFiles(input: CreateVersionInput['files']): { files: PreparedFile[]; errors: DiagnosticView[] } {
   const errors: DiagnosticView[] = [];
   const files: PreparedFile[] = [];
-  const seen = new Map<string, number>();
   input.forEach((f, i) => {
     const at = `$.files[${i}]`;
-    const bad = unsafeFilePath(f.path) ?? (isStorableText(f.path) ? undefined : 'is not well-formed Unicode');
-    if (bad) errors.push(requestError('unsafe_file_path', `file ${JSON.stringify(f.path)}: ${bad}`, `${at}.path`));
-    const key = f.path.normalize('NFC');
-    const first = seen.get(key);
-    if (first !== undefined) {
-      errors.push(
-        requestError('duplicate_file_path', `file ${JSON.stringify(f.path)} is also $.files[${first}]`, `${at}.path`),
-      );
-    } else seen.set(key, i);
     let content: Buffer;
     if (f.encoding === 'base64') {
       if (f.content.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(f.content)) {
@@ -101,16 +92,6 @@ function prepareFiles(input: CreateVersionInput['files']): { files: PreparedFile
       content = Buffer.from(f.content, 'base64');
     } else {
       content = Buffer.from(f.content, 'utf8');
-    }
-    if (content.length > MAX_FILE_BYTES) {
-      errors.push(
-        requestError(
-          'file_too_large',
-          `file is ${content.length} bytes; the limit is ${MAX_FILE_BYTES}`,
-          `${at}.content`,
-        ),
-      );
-      return;
     }
     files.push({
       path: f.path,
@@ -178,17 +159,40 @@ function validateAndRender(
     const structural = checkStructure(parsed.policy).map((d) => ({ ...d, field: '$.toml' }));
     if (structural.length > 0) return { ok: false, errors: [...structural, ...fileErrors] };
   }
+  const sizes = new Map(files.map((f) => [f.path, f.size]));
   const lint = lintPolicy(
     parsed.policy,
-    input.files.map((f) => ({ path: f.path, mode: f.mode, size: files.find((p) => p.path === f.path)?.size ?? 0 })),
+    input.files.map((f) => ({ path: f.path, mode: f.mode, size: sizes.get(f.path) ?? 0 })),
     form === 'toml' ? { sourceText: input.toml! } : {},
   );
-  const lintErrors = lint.errors.filter((d) => d.code !== 'unsafe_file_path').map((d) => located(d, form));
+  const lintErrors = lint.errors.map((d) => located(d, form));
   if (lintErrors.length > 0 || fileErrors.length > 0) return { ok: false, errors: [...lintErrors, ...fileErrors] };
   const toml = renderPolicyToml(parsed.policy);
+  const tomlBytes = Buffer.byteLength(toml, 'utf8');
+  if (tomlBytes > MAX_REQUIREMENTS_BYTES) {
+    const message = `the canonical requirements.toml is ${tomlBytes} bytes; the limit is ${MAX_REQUIREMENTS_BYTES}`;
+    return {
+      ok: false,
+      errors: [requestError('requirements_too_large', message, form === 'toml' ? '$.toml' : '$.policy')],
+    };
+  }
   const warnings = [...parsed.diagnostics.filter((d) => d.severity === 'warning'), ...lint.warnings].map((d) =>
     located(d, form),
   );
+  const comment = form === 'toml' ? findTomlComment(input.toml!) : null;
+  if (comment) {
+    warnings.push({
+      severity: 'warning',
+      code: 'comments_dropped',
+      message:
+        `the canonical requirements.toml that endpoints receive does not keep comments (the first is at line ` +
+        `${comment.line}); every key and value is kept`,
+      file: 'requirements.toml',
+      line: comment.line,
+      column: comment.column,
+      field: '$.toml',
+    });
+  }
   return {
     ok: true,
     version: { toml, structured: toJsonObject(parsed.policy), files, digest: versionDigest(toml, files), warnings },

@@ -1,12 +1,14 @@
 // Request/response schemas of policy versions: authoring (TOML or structured JSON + managed files), reads, diffs.
 import { createZodDto } from 'nestjs-zod';
+import { MAX_BUNDLE_FILE_BYTES, MAX_BUNDLE_FILES, MAX_REQUIREMENTS_BYTES } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { freeText } from '../common/text';
 
-export const MAX_FILE_BYTES = 1024 * 1024;
-export const MAX_FILES = 200;
-export const MAX_TOML_BYTES = 1024 * 1024;
+// The bundle limits are hook-core's content rules (the agent enforces the same).
+export const MAX_FILE_BYTES = MAX_BUNDLE_FILE_BYTES;
+export const MAX_FILES = MAX_BUNDLE_FILES;
+export const MAX_TOML_BYTES = MAX_REQUIREMENTS_BYTES;
 
 export const versionFileInputSchema = z
   .object({

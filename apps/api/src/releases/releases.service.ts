@@ -7,7 +7,7 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
-import { buildManifest, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
+import { buildManifest, checkBundleText, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
 import { BundleEventsService } from './bundle-events.service';
 import type { CreateReleaseInput, ReleaseView } from './releases.dto';
 import {
@@ -103,6 +103,20 @@ export class ReleasesService {
       throw new ApiError('conflict', `Policy version ${policyVersionId} belongs to a policy of another group`, [
         { path: '$.policyVersionId', message: `its policy belongs to group ${version.policy.groupId}` },
       ]);
+    }
+    // A version stored before the current content rules may break them: every agent would refuse its bundle.
+    const problems = checkBundleText(
+      version.canonicalToml,
+      version.files.map((f) => ({ path: f.path, size: f.content.length, mode: f.mode })),
+    );
+    if (problems.length > 0) {
+      throw new ApiError(
+        'conflict',
+        `Policy version ${policyVersionId} breaks the bundle content rules, so every agent would refuse it: ` +
+          `${problems[0]!.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}. ` +
+          'Author a corrected version and release that.',
+        problems.map((p) => ({ path: '$.policyVersionId', message: p.message, code: p.code })),
+      );
     }
     return (revision) => {
       const manifest = buildManifest({

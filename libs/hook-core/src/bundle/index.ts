@@ -12,3 +12,26 @@ export {
   type SignedBundle,
 } from './manifest';
 export { keyListSchema, keyListSigningPayload, trustedKeySchema, type KeyList, type TrustedKey } from './key-list';
+export {
+  checkBundleContent,
+  checkBundleText,
+  fileModeProblem,
+  filePathProblem,
+  foldFilePath,
+  managedDirProblem,
+  MANAGED_LOCATIONS,
+  MAX_BUNDLE_FILE_BYTES,
+  MAX_BUNDLE_FILES,
+  MAX_BUNDLE_TOTAL_BYTES,
+  MAX_FILE_PATH_BYTES,
+  MAX_FILE_PATH_DEPTH,
+  MAX_MANAGED_DIR_BYTES,
+  MAX_REQUIREMENTS_BYTES,
+  MAX_SEGMENT_BYTES,
+  type BundleContentInput,
+  type BundleContentOptions,
+  type ContentFile,
+  type ContentProblem,
+  type ManagedLocations,
+  type ManagedPlatform,
+} from './content';

@@ -2,6 +2,7 @@
 export * from './schema';
 export { parsePolicyToml, validatePolicyObject, type PolicyParseResult } from './parse';
 export { renderPolicyToml } from './render';
+export { findTomlComment, TomlFloat } from './toml-values';
 export {
   lintPolicy,
   isPosixManagedDir,

@@ -13,6 +13,7 @@ import { additionalContextIgnored, sessionEndClamped } from '../config/messages'
 import { tomlLocator } from '../config/toml-located';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
 import { isPlainObject } from './parse';
+import { checkBundleContent, filePathProblem } from '../bundle/content';
 
 /** A file shipped alongside the policy into managed_dir (path relative to managed_dir). */
 export interface PolicyFile {
@@ -36,7 +37,8 @@ export interface LintResult {
 /** Largest timeout accepted in a managed policy (one day). */
 export const MAX_POLICY_TIMEOUT_SEC = 86_400;
 
-// POSIX absolute path or home-relative `~/...` (the spec's own example uses `~/.zerotwo/hooks`).
+// What the engine accepts as managed_dir: a POSIX absolute path or home-relative `~/...` (the spec's example). Where
+// Hookwarden distributes the layer, the bundle content rules (bundle/content.ts) are stricter: no `~`.
 export function isPosixManagedDir(dir: string): boolean {
   return (dir.startsWith('/') || dir.startsWith('~/')) && !dir.includes('\0') && !/(^|\/)\.\.(\/|$)/.test(dir);
 }
@@ -48,13 +50,7 @@ export function isWindowsAbsolute(dir: string): boolean {
 
 // Why a shipped file path is unsafe, or undefined when it is a clean relative path inside managed_dir.
 export function unsafeFilePath(p: string): string | undefined {
-  if (p === '') return 'empty path';
-  if (p.includes('\0')) return 'contains a NUL character';
-  if (p.includes('\\')) return 'contains a backslash (use / separators)';
-  if (p.startsWith('/') || p.startsWith('~') || /^[A-Za-z]:/.test(p)) return 'must be relative to managed_dir';
-  if (p.split('/').some((s) => s === '..')) return 'contains `..` and could escape managed_dir';
-  if (p.split('/').some((s) => s === '')) return 'contains an empty segment';
-  return undefined;
+  return filePathProblem(p)?.message;
 }
 
 // Escapes a string for use inside a RegExp.
@@ -194,15 +190,26 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
   const hooks = (policy.hooks ?? {}) as Record<string, unknown>;
 
   const dir = policy.hooks?.managed_dir;
-  if (dir !== undefined && !isPosixManagedDir(dir)) {
+  const wdir = policy.hooks?.windows_managed_dir;
+  // A policy with its files is a bundle Hookwarden distributes: the bundle content rules apply (the agent checks the
+  // same before writing). A requirements.toml alone is what the engine reads: only its own managed_dir syntax applies.
+  const content = files
+    ? checkBundleContent({
+        managedDir: dir,
+        windowsManagedDir: wdir,
+        files: files.map((f) => ({ path: f.path, mode: f.mode ?? 0o644, size: f.size ?? 0 })),
+        requirementsBytes: options.sourceText !== undefined ? Buffer.byteLength(options.sourceText, 'utf8') : undefined,
+      })
+    : [];
+  for (const p of content) out.error(p.code, p.message, p.where);
+  if (!files && dir !== undefined && !isPosixManagedDir(dir)) {
     out.error(
       'managed_dir_not_absolute',
       `managed_dir must be an absolute POSIX path or start with ~/, got ${JSON.stringify(dir)}`,
       ['hooks', 'managed_dir'],
     );
   }
-  const wdir = policy.hooks?.windows_managed_dir;
-  if (wdir !== undefined && !isWindowsAbsolute(wdir)) {
+  if (!files && wdir !== undefined && !isWindowsAbsolute(wdir)) {
     out.error(
       'windows_managed_dir_not_absolute',
       `windows_managed_dir must be an absolute Windows path (C:\\... or \\\\server\\share), got ${JSON.stringify(wdir)}`,
@@ -215,13 +222,13 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
   if (files) {
     shipped = new Set();
     modes = new Map();
+    const badPaths = new Set(
+      content.filter((p) => p.where[0] === 'files' && p.where[2] === 'path').map((p) => p.where[1]),
+    );
     files.forEach((f, i) => {
-      const bad = unsafeFilePath(f.path);
-      if (bad) out.error('unsafe_file_path', `file ${JSON.stringify(f.path)}: ${bad}`, ['files', i, 'path']);
-      else {
-        shipped?.add(f.path);
-        if (f.mode !== undefined) modes?.set(f.path, f.mode);
-      }
+      if (badPaths.has(i)) return;
+      shipped?.add(f.path);
+      if (f.mode !== undefined) modes?.set(f.path, f.mode);
     });
   }
 

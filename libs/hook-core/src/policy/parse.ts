@@ -4,6 +4,7 @@ import type { ConfigDiagnostic } from '../types';
 import { DiagnosticCollector, type DocPath, type Locator } from '../config/diagnostics';
 import { isHookEvent } from '../config/events';
 import { parseTomlLocated } from '../config/toml-located';
+import { markTomlFloats, TomlFloat } from './toml-values';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, PolicyDocumentSchema, type PolicyDocument } from './schema';
 
 export type PolicyParseResult =
@@ -27,6 +28,8 @@ function checkTomlRepresentable(v: unknown, path: Array<string | number>, out: D
     v.forEach((x, i) => checkTomlRepresentable(x, [...path, i], out));
   } else if (isPlainObject(v)) {
     for (const [k, x] of Object.entries(v)) checkTomlRepresentable(x, [...path, k], out);
+  } else if (v instanceof TomlFloat) {
+    // an integral TOML float, kept as a float
   } else if (v instanceof Date) {
     if (Number.isNaN(v.getTime())) out.error('invalid_type', 'invalid date', path);
   } else if (!['string', 'number', 'boolean'].includes(typeof v)) {
@@ -113,6 +116,8 @@ export function parsePolicyToml(text: string, file: string = DEFAULT_FILE): Poli
     };
     return { ok: false, diagnostics: [d] };
   }
+  // Integral floats (`60.0`) outside [hooks] stay floats in the canonical rendering.
+  markTomlFloats(res.value, text, ['hooks']);
   return validate(res.value, new DiagnosticCollector(file, res.locator));
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lintText, loadConfigTomlText, loadHooksJsonText } from '@hookwarden/hook-core';
+import { lintPolicy, lintText, loadConfigTomlText, loadHooksJsonText, parsePolicyToml } from '@hookwarden/hook-core';
 import { SHARED_DIR } from '../../../../test/support/shared';
 
 // The spec's own examples, cut out of the spec text.
@@ -35,7 +35,15 @@ describe("the spec's examples", () => {
     expect(r.diagnostics).toEqual([]);
   });
 
-  it('requirements.toml example: valid, no lint errors or warnings', () => {
+  it('requirements.toml example: valid for the engine (no lint errors or warnings)', () => {
     expect(lintText(REQUIREMENTS, 'requirements.toml')).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('the same example shipped as a Hookwarden bundle (with its files) is refused: the managed layer is system-wide', () => {
+    const r = parsePolicyToml(REQUIREMENTS);
+    if (!r.ok) throw new Error('parse');
+    const l = lintPolicy(r.policy, []);
+    expect(l.errors).toEqual([expect.objectContaining({ code: 'managed_dir_home_relative' })]);
+    expect(l.errors[0]!.message).toMatch(/system-wide/);
   });
 });

@@ -180,12 +180,20 @@ describe('renderPolicyToml', () => {
 });
 
 describe('lintPolicy', () => {
-  it('accepts the spec example with files shipped', () => {
+  it("refuses the spec example's ~ managed_dir saying why, and accepts it with an absolute one", () => {
     const r = parsePolicyToml(SPEC_EXAMPLE);
     if (!r.ok) throw new Error('parse');
-    const l = lintPolicy(r.policy, [{ path: 'pre_tool_use_policy.py' }]);
-    expect(l.errors).toEqual([]);
-    expect(l.warnings).toEqual([]);
+    const l = lintPolicy(r.policy, [{ path: 'pre_tool_use_policy.py' }], { sourceText: SPEC_EXAMPLE });
+    expect(l.errors).toEqual([
+      expect.objectContaining({ code: 'managed_dir_home_relative', path: '$.hooks.managed_dir', line: 7 }),
+    ]);
+    expect(l.errors[0]!.message).toMatch(/system-wide/);
+    const text = SPEC_EXAMPLE.replaceAll('~/.zerotwo/hooks', '/opt/zerotwo/hooks');
+    const abs = parsePolicyToml(text);
+    if (!abs.ok) throw new Error('parse');
+    const ok = lintPolicy(abs.policy, [{ path: 'pre_tool_use_policy.py' }]);
+    expect(ok.errors).toEqual([]);
+    expect(ok.warnings).toEqual([]);
   });
 
   it('reports invalid matchers, bad dirs, unsafe files and timeouts as errors with locations', () => {
