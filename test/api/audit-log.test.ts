@@ -115,7 +115,7 @@ describe('admin audit log', () => {
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const rows = (await csv.text()).trim().split('\r\n');
     expect(rows[0]).toBe(
-      'seq,id,at,actorId,actorName,role,action,targetType,targetId,beforeDigest,afterDigest,details,requestId,clientIp,prevHash,hash',
+      'seq,id,at,actorId,actorName,role,action,targetType,targetId,beforeDigest,afterDigest,details,requestId,clientIp,prevHash,hash,person',
     );
     expect(rows).toHaveLength(6);
     expect(rows[1]).toContain('"{""name"":""g0""}"');

@@ -36,7 +36,7 @@ export async function startTestApi(
   });
   const app = await createApp(config, { bufferLogs: false });
   if (options.bootstrap !== false) await bootstrapAdminToken(app, config);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: config.PORT, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {

@@ -23,6 +23,7 @@ import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { ReleasesModule } from './releases/releases.module';
 import { SigningModule } from './signing/signing.module';
+import { SsoModule } from './sso/sso.module';
 import { TokensModule } from './tokens/tokens.module';
 import { ShutdownWatchdog } from './common/shutdown-watchdog';
 
@@ -42,6 +43,7 @@ export const FEATURE_MODULES = [
   IngestModule,
   HookRunsModule,
   AuditSettingsModule,
+  SsoModule,
 ];
 
 @Module({})

@@ -10,6 +10,7 @@ import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
 import { RawRouter, requestIdOf } from './common/raw-router';
 import type { AppConfig } from './config/config.schema';
+import { cookieNames } from './sso/session-auth.service';
 import { TokensService } from './tokens/tokens.service';
 
 /** A route as the app registered it; raw (non-controller) routes declare their auth rule in `config.authRule`. */
@@ -81,6 +82,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       .setDescription('Central governance of ZeroCode hooks: policy authoring, endpoint sync and hook-run audit.')
       .setVersion('1')
       .addBearerAuth()
+      .addCookieAuth(cookieNames(config.SESSION_COOKIE_SECURE).session, {
+        type: 'apiKey',
+        in: 'cookie',
+        description: 'SSO session (GET /v1/auth/oidc/login); writes also need the x-csrf-token header from GET /v1/me',
+      })
       .build(),
   );
   // Routes registered on Fastify directly (the agent bundle hot path) are described by hand.

@@ -7,12 +7,14 @@ import type { AuditContext } from './audit-log.writer';
 // Builds the audit context of a request (anonymous callers are recorded as such).
 export function auditContextOf(req: AuthedRequest): AuditContext {
   const p = req.principal;
+  const person = p?.kind === 'user' ? p.person : undefined;
   return {
     actorId: p ? (p.kind === 'user' ? p.tokenId : p.endpointId) : null,
     actorName: p ? actorName(p) : 'anonymous',
     role: p ? actorRole(p) : 'anonymous',
     requestId: String(req.id),
     clientIp: req.ip ?? null,
+    ...(person ? { person } : {}),
   };
 }
 

@@ -18,6 +18,16 @@ export const auditEntrySchema = z.object({
   details: z.unknown(),
   requestId: z.string().nullable(),
   clientIp: z.string().nullable(),
+  person: z
+    .object({
+      issuer: z.string(),
+      subject: z.string(),
+      email: z.string().nullable(),
+      name: z.string().nullable(),
+      sessionId: z.string().nullable(),
+    })
+    .optional()
+    .describe('The person behind the actor when they signed in through SSO (covered by the hash)'),
   prevHash: z.string(),
   hash: z.string(),
 });

@@ -36,6 +36,7 @@ const CSV_COLUMNS = [
   'clientIp',
   'prevHash',
   'hash',
+  'person',
 ] as const satisfies ReadonlyArray<keyof AuditEntryView>;
 
 // Public view of an entry (seq as a decimal string: it is a bigint).
@@ -55,6 +56,7 @@ export function toAuditView(e: AuditLogEntry): AuditEntryView {
     details: e.details,
     requestId: e.requestId,
     clientIp: e.clientIp,
+    ...(e.actorPerson ? { person: e.actorPerson as NonNullable<AuditEntryView['person']> } : {}),
     prevHash: e.prevHash,
     hash: e.hash,
   };

@@ -12,6 +12,17 @@ export interface AuditContext {
   role: string;
   requestId?: string | null;
   clientIp?: string | null;
+  /** The person behind the actor (SSO): recorded with the entry and covered by its hash. */
+  person?: AuditPerson;
+}
+
+/** Who a person is at their IdP, and the session they acted in. */
+export interface AuditPerson {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  name: string | null;
+  sessionId: string | null;
 }
 
 export interface AuditChange {
@@ -38,6 +49,8 @@ export interface AuditHashInput {
   details: unknown;
   requestId: string | null;
   clientIp: string | null;
+  /** Present only on entries made by a person signed in through SSO (older entries hash without it). */
+  person?: AuditPerson;
   prevHash: string;
 }
 
@@ -77,8 +90,26 @@ export async function appendAudit(tx: Prisma.TransactionClient, ctx: AuditContex
     requestId: ctx.requestId ?? null,
     clientIp: ctx.clientIp ?? null,
   };
-  const hash = auditEntryHash({ seq: seq.toString(), id, at: at.toISOString(), ...row, prevHash });
-  await tx.auditLogEntry.create({ data: { seq, id, at, ...row, prevHash, hash } });
+  const person = ctx.person
+    ? {
+        issuer: ctx.person.issuer,
+        subject: ctx.person.subject,
+        email: ctx.person.email,
+        name: ctx.person.name,
+        sessionId: ctx.person.sessionId,
+      }
+    : undefined;
+  const hash = auditEntryHash({
+    seq: seq.toString(),
+    id,
+    at: at.toISOString(),
+    ...row,
+    ...(person ? { person } : {}),
+    prevHash,
+  });
+  await tx.auditLogEntry.create({
+    data: { seq, id, at, ...row, ...(person ? { actorPerson: { ...person } } : {}), prevHash, hash },
+  });
   await tx.auditLogHead.upsert({
     where: { id: AUDIT_HEAD_ID },
     create: { id: AUDIT_HEAD_ID, seq, hash },

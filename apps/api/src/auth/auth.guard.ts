@@ -5,6 +5,7 @@ import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/api-error';
 import { AUTH_RULE, type AuthedRequest, type AuthRule } from './auth.decorators';
 import { AuthRateLimitService } from './auth-rate-limit.service';
+import { SessionAuthService } from '../sso/session-auth.service';
 import type { Principal } from './principal';
 
 @Injectable()
@@ -12,6 +13,7 @@ export class GlobalAuthGuard extends AuthGuard('bearer') {
   constructor(
     private readonly reflector: Reflector,
     private readonly rateLimit: AuthRateLimitService,
+    private readonly sessions: SessionAuthService,
   ) {
     super({ session: false });
   }
@@ -28,7 +30,12 @@ export class GlobalAuthGuard extends AuthGuard('bearer') {
     const wait = this.rateLimit.blockedFor(client);
     if (wait > 0) throw tooManyFailures(wait);
     try {
-      await super.canActivate(context);
+      // A bearer header wins; without one, an SSO session cookie authenticates the request (writes need CSRF).
+      if (!request.headers.authorization && this.sessions.hasSession(request)) {
+        request.principal = await this.sessions.authenticate(request);
+      } else {
+        await super.canActivate(context);
+      }
     } catch (err) {
       if (err instanceof ApiError && err.code === 'unauthorized') {
         const retryAfter = await this.rateLimit.recordFailure(client);

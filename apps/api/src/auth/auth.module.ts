@@ -6,6 +6,9 @@ import { AuthRateLimitService } from './auth-rate-limit.service';
 import { AuthService } from './auth.service';
 import { BearerStrategy } from './bearer.strategy';
 import { CredentialsRepository } from './credentials.repository';
+import { OidcClientService } from '../sso/oidc-client.service';
+import { SessionAuthService } from '../sso/session-auth.service';
+import { SessionsRepository } from '../sso/sessions.repository';
 
 @Global()
 @Module({
@@ -15,8 +18,11 @@ import { CredentialsRepository } from './credentials.repository';
     AuthService,
     AuthRateLimitService,
     BearerStrategy,
+    OidcClientService,
+    SessionsRepository,
+    SessionAuthService,
     { provide: APP_GUARD, useClass: GlobalAuthGuard },
   ],
-  exports: [AuthService],
+  exports: [AuthService, OidcClientService, SessionsRepository, SessionAuthService],
 })
 export class AuthModule {}

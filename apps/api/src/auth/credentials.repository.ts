@@ -25,7 +25,17 @@ export class CredentialsRepository {
     if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000) {
       void this.prisma.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: now } }).catch(() => undefined);
     }
-    return { kind: 'user', tokenId: token.id, name: token.name, role: token.role };
+    const person =
+      token.ownerIssuer && token.ownerSubject
+        ? {
+            issuer: token.ownerIssuer,
+            subject: token.ownerSubject,
+            email: token.ownerEmail,
+            name: token.ownerName,
+            sessionId: token.sessionId,
+          }
+        : undefined;
+    return { kind: 'user', tokenId: token.id, name: token.name, role: token.role, ...(person ? { person } : {}) };
   }
 
   // Finds a non-revoked endpoint by its credential hash. Plain pg, not Prisma: every agent lands here after an API

@@ -3,8 +3,28 @@ import { createHash, randomBytes } from 'node:crypto';
 
 export type UserRole = 'admin' | 'auditor';
 
+/** The person behind a user principal when they signed in through SSO (a session, or a personal token they minted). */
+export interface Person {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  name: string | null;
+  /** The SSO session of the request, or the one that minted the personal token. */
+  sessionId: string | null;
+}
+
 export type Principal =
-  | { kind: 'user'; tokenId: string; name: string; role: UserRole }
+  | {
+      kind: 'user';
+      /** The API token's id; for a cookie session, the session's id. */
+      tokenId: string;
+      name: string;
+      role: UserRole;
+      /** Set for SSO sessions and personal tokens. */
+      person?: Person;
+      /** Set when the request is authenticated by a session cookie (not a bearer token). */
+      via?: 'session';
+    }
   | { kind: 'agent'; endpointId: string; groupId: string; name: string };
 
 /** Prefix of people's API tokens. */
@@ -31,7 +51,8 @@ export function secretPrefix(secret: string): string {
 
 // A display name for audit entries.
 export function actorName(p: Principal): string {
-  return p.kind === 'user' ? p.name : `endpoint:${p.endpointId}`;
+  if (p.kind === 'agent') return `endpoint:${p.endpointId}`;
+  return p.person ? (p.person.email ?? p.person.name ?? p.person.subject) : p.name;
 }
 
 export function actorRole(p: Principal): string {

@@ -5,6 +5,21 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+const httpUrl = z
+  .string()
+  .max(2000)
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http(s):// URL');
+
+const groupList = z
+  .string()
+  .max(10_000)
+  .transform((v) =>
+    v
+      .split(',')
+      .map((g) => g.trim())
+      .filter((g) => g !== ''),
+  );
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -65,9 +80,81 @@ export const configSchema = z.object({
   HOOK_RUN_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(24).default(3),
   /** Interval of the maintenance jobs (partitions, retention, chain reconciliation). */
   HOOK_RUN_MAINTENANCE_INTERVAL_SEC: z.coerce.number().int().min(1).default(300),
+  /** OpenID Connect issuer (discovery at `<issuer>/.well-known/openid-configuration`); SSO is off without it. */
+  OIDC_ISSUER_URL: httpUrl.optional(),
+  OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
+  /** Where the IdP sends people back: `<public API URL>/v1/auth/oidc/callback`, registered at the IdP. */
+  OIDC_REDIRECT_URL: httpUrl.optional(),
+  OIDC_SCOPES: z
+    .string()
+    .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'must be space-separated scope names')
+    .refine((s) => s.split(' ').includes('openid'), 'must include openid')
+    .default('openid profile email offline_access'),
+  /** The claim that carries the person's IdP groups (a dotted path such as `realm_access.roles` works too). */
+  OIDC_GROUPS_CLAIM: z.string().min(1).max(200).default('groups'),
+  /** IdP groups whose members are admins / auditors (comma-separated). A person in neither is refused. */
+  OIDC_ADMIN_GROUPS: groupList.default([]),
+  OIDC_AUDITOR_GROUPS: groupList.default([]),
+  /** Allow an `http://` issuer (tests and local development only; refused when NODE_ENV=production). */
+  OIDC_ALLOW_INSECURE_ISSUER: bool.default(false),
+  /** A session ends after this long without a request. */
+  SESSION_IDLE_TIMEOUT_SEC: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(8 * 3600),
+  /** A session ends this long after sign-in, however active. */
+  SESSION_ABSOLUTE_TIMEOUT_SEC: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(90 * 86400)
+    .default(24 * 3600),
+  /** How often a session re-checks the person's groups at the IdP (refresh token); role changes apply then. */
+  SESSION_REFRESH_INTERVAL_SEC: z.coerce.number().int().min(10).max(86400).default(300),
+  /** Session cookies carry `Secure` (and the `__Host-` prefix); set false only for plain-HTTP development. */
+  SESSION_COOKIE_SECURE: bool.default(true),
+  /** Longest lifetime of a personal token minted by a signed-in person for the CLI. */
+  PERSONAL_TOKEN_MAX_TTL_SEC: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86400)
+    .default(24 * 3600),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+/** Variables SSO needs together. */
+const OIDC_REQUIRED = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URL'] as const;
+
+// Problems spanning several variables (SSO settings that only make sense together).
+function crossFieldProblems(c: AppConfig): string[] {
+  const problems: string[] = [];
+  if (c.OIDC_ISSUER_URL) {
+    for (const name of OIDC_REQUIRED) if (!c[name]) problems.push(`${name}: required when OIDC_ISSUER_URL is set`);
+    if (c.OIDC_ADMIN_GROUPS.length === 0 && c.OIDC_AUDITOR_GROUPS.length === 0) {
+      problems.push('OIDC_ADMIN_GROUPS: name at least one IdP group (or OIDC_AUDITOR_GROUPS) when SSO is on');
+    }
+    if (new URL(c.OIDC_ISSUER_URL).protocol === 'http:' && !c.OIDC_ALLOW_INSECURE_ISSUER) {
+      problems.push('OIDC_ISSUER_URL: must be https:// (OIDC_ALLOW_INSECURE_ISSUER=true allows http for development)');
+    }
+    if (c.OIDC_ALLOW_INSECURE_ISSUER && c.NODE_ENV === 'production') {
+      problems.push('OIDC_ALLOW_INSECURE_ISSUER: not allowed when NODE_ENV=production');
+    }
+  } else {
+    for (const name of OIDC_REQUIRED) if (c[name]) problems.push(`${name}: set OIDC_ISSUER_URL too (SSO is off)`);
+  }
+  if (!c.SESSION_COOKIE_SECURE && c.NODE_ENV === 'production') {
+    problems.push('SESSION_COOKIE_SECURE: must be true when NODE_ENV=production');
+  }
+  if (c.SESSION_IDLE_TIMEOUT_SEC > c.SESSION_ABSOLUTE_TIMEOUT_SEC) {
+    problems.push('SESSION_IDLE_TIMEOUT_SEC: must not exceed SESSION_ABSOLUTE_TIMEOUT_SEC');
+  }
+  return problems;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -93,5 +180,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       }),
     );
   }
+  const problems = crossFieldProblems(parsed.data);
+  if (problems.length > 0) throw new ConfigError(problems);
   return parsed.data;
 }
