@@ -70,11 +70,26 @@ export function signManifest(key: SigningKeyPair, manifest: unknown): FakeBundle
   return { manifest: text, signature: key.sign(text), keyId: key.kid };
 }
 
+/** Answers a request itself (hostile behaviours: endless or slow bodies, ignoring If-None-Match); false: default. */
+export type FakeHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => boolean;
+
 export class FakeBundleServer {
   bundle: FakeBundle | null = null;
   readonly statuses: any[] = [];
+  /** Requests seen, as "METHOD /path", in order. */
+  readonly requests: string[] = [];
+  /** Overrides any route (return true when it answered). */
+  handler: FakeHandler | null = null;
+  /** Served at GET /v1/agent/keys and GET /v1/agent/assignment when set. */
+  keyList: unknown = null;
+  assignment: unknown = null;
   private server!: http.Server;
   url = '';
+
+  // Number of requests seen for "METHOD /path".
+  count(what: string): number {
+    return this.requests.filter((r) => r === what).length;
+  }
 
   // Listens on a loopback ephemeral port.
   async start(port = 0): Promise<void> {
@@ -82,6 +97,16 @@ export class FakeBundleServer {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
+        this.requests.push(`${req.method} ${req.url}`);
+        if (this.handler?.(req, res, body)) return;
+        if (req.url === '/v1/agent/keys' && this.keyList) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.keyList));
+          return;
+        }
+        if (req.url === '/v1/agent/assignment' && this.assignment) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.assignment));
+          return;
+        }
         if (req.url === '/v1/agent/status' && req.method === 'POST') {
           this.statuses.push(JSON.parse(body));
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');

@@ -5,7 +5,7 @@ import { ApiClient } from '../client/api-client';
 import { writeCredentials } from '../state/credentials';
 import { machineId } from '../state/machine-id';
 import { AGENT_VERSION } from '../version';
-import { defaultStateDir } from './options';
+import { absoluteDir, defaultStateDir } from './options';
 
 interface EnrollAnswer {
   endpointId: string;
@@ -22,8 +22,8 @@ export function registerEnrollCommand(program: Command): void {
     .description('enroll this machine with a Hookwarden server using an enrollment secret')
     .requiredOption('--server <url>', 'API base URL, e.g. https://hookwarden.example.com')
     .option('--secret <secret>', 'enrollment secret (hws_…); or set HOOKWARDEN_ENROLL_SECRET')
-    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
-    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/')
+    .option('--state-dir <dir>', 'agent state directory', absoluteDir, defaultStateDir())
+    .option('--root <dir>', 'prefix for system paths (tests, containers)', absoluteDir, '/')
     .option('--hostname <name>', 'override the reported hostname')
     .action(async (opts: { server: string; secret?: string; stateDir: string; root: string; hostname?: string }) => {
       const secret = opts.secret ?? process.env.HOOKWARDEN_ENROLL_SECRET;
@@ -38,6 +38,7 @@ export function registerEnrollCommand(program: Command): void {
           machineId: id,
           agentVersion: AGENT_VERSION,
         },
+        maxBodyBytes: 1024 * 1024,
       });
       await writeCredentials(opts.stateDir, {
         serverUrl: client.baseUrl,

@@ -59,8 +59,8 @@ export class Layer {
   private readonly stepDelayMs: number;
 
   constructor(opts: LayerOptions) {
-    this.root = opts.root;
-    this.requirementsPath = requirementsPathFor(opts.root, opts.platform);
+    this.root = path.resolve(opts.root);
+    this.requirementsPath = requirementsPathFor(this.root, opts.platform);
     this.layerDir = path.join(path.dirname(this.requirementsPath), LAYER_DIR);
     this.stepDelayMs = opts.stepDelayMs ?? 0;
   }

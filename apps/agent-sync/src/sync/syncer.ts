@@ -1,12 +1,13 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
 import { ApiClient, ApiHttpError } from '../client/api-client';
-import { Backoff } from '../client/backoff';
+import { Backoff, sleep } from '../client/backoff';
 import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
-import { clearThrottle, log, logThrottled } from '../log';
+import { clearThrottle, log, logThrottled, truncate } from '../log';
 import { Layer } from '../materialize/layer';
 import { type AgentState, readAgentState, readLastGood, writeAgentState, writeLastGood } from '../state/agent-state';
 import { type Credentials, readCredentials, writeCredentials } from '../state/credentials';
 import { AGENT_VERSION } from '../version';
+import { boundedReport } from './report';
 import { fetchTrustedKeys } from './trusted-keys';
 
 export interface SyncOptions {
@@ -15,6 +16,10 @@ export interface SyncOptions {
   pollWaitSec: number;
   driftIntervalSec: number;
   maxBackoffMs: number;
+  /** Largest response body the agent reads (bundle, key list, every answer); default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Deadline of a response body once its headers arrived; default 60 s. */
+  bodyTimeoutMs?: number;
   stepDelayMs?: number;
   /** Upload counters reported in status (filled by the spool uploader). */
   counters?: () => { uploadsPending: number; recordsDropped: number };
@@ -33,6 +38,9 @@ interface StatusReport {
 
 export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
 
+/** An answer faster than this that brought nothing new means the server did not hold the long poll. */
+const FAST_ANSWER_MS = 1000;
+
 export class Syncer {
   private creds!: Credentials;
   private client!: ApiClient;
@@ -45,6 +53,8 @@ export class Syncer {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly backoff: Backoff;
+  /** The last refusal queued for a report (a repeated refusal is not reported again). */
+  private lastReportedError: string | null = null;
 
   constructor(private readonly opts: SyncOptions) {
     this.layer = new Layer({ root: opts.root, stepDelayMs: opts.stepDelayMs });
@@ -67,6 +77,8 @@ export class Syncer {
       baseUrl: creds.serverUrl,
       credential: creds.credential,
       userAgent: `hookwarden-agent/${AGENT_VERSION}`,
+      maxBodyBytes: this.opts.maxResponseBytes,
+      bodyTimeoutMs: this.opts.bodyTimeoutMs,
     });
     this.state = await readAgentState(this.opts.stateDir);
     await this.layer.recover();
@@ -108,6 +120,7 @@ export class Syncer {
     this.state.appliedAt = new Date().toISOString();
     this.state.lastState = 'applied';
     this.state.lastError = null;
+    this.lastReportedError = null;
     this.etag = v.digest;
   }
 
@@ -138,8 +151,8 @@ export class Syncer {
     report.appliedDigest = disk.meta?.digest ?? null;
     report.files = disk.files;
     try {
-      await this.client.request('POST', '/v1/agent/status', {
-        body: report,
+      await this.client.send('POST', '/v1/agent/status', {
+        body: boundedReport(report),
         timeoutMs: 15_000,
         signal: this.abort.signal,
       });
@@ -202,11 +215,17 @@ export class Syncer {
         const rev = err instanceof BundleRejected ? (err.revision ?? revision) : revision;
         const manifestText = (raw as { manifest?: unknown } | null)?.manifest;
         if (typeof manifestText === 'string') this.etag = digestOf(manifestText);
+        const repeated = this.state.lastState === 'failed' && this.state.lastError === message;
         this.state.lastState = 'failed';
         this.state.lastError = message;
         await this.saveState();
-        log('error', 'refused bundle', { revision: rev, error: message });
-        this.queueReport('failed', rev, [message]);
+        logThrottled(`refused:${truncate(message, 200)}`, 'error', 'refused bundle', {
+          revision: rev,
+          error: truncate(message),
+        });
+        // The same refusal again (a server that keeps sending it) is reported once, not on every attempt.
+        if (!repeated || this.lastReportedError !== message) this.queueReport('failed', rev, [message]);
+        this.lastReportedError = message;
         return 'refused';
       }
     });
@@ -254,7 +273,7 @@ export class Syncer {
       await res.body?.cancel();
       return res.status === 304 ? 'not-modified' : 'none';
     }
-    return this.applyRaw(await res.json());
+    return this.applyRaw(await this.client.readJson(res, 'GET /v1/agent/bundle', { signal: this.abort.signal }));
   }
 
   // The daemon loop: long polls with backoff until stop(); drift checks on a timer.
@@ -267,38 +286,37 @@ export class Syncer {
     }, this.opts.driftIntervalSec * 1000);
     try {
       while (!this.stopped) {
+        const started = Date.now();
+        let delay: number | null = null;
         try {
-          await this.pollOnce(this.opts.pollWaitSec);
-          this.backoff.reset();
+          const outcome = await this.pollOnce(this.opts.pollWaitSec);
           clearThrottle('poll');
+          if (outcome === 'refused') {
+            delay = this.backoff.next();
+          } else if (outcome !== 'applied' && Date.now() - started < FAST_ANSWER_MS) {
+            // Nothing new and the server did not hold the long poll: pace the polls like errors (a server that
+            // ignores If-None-Match or Prefer must not make the agent spin).
+            delay = this.backoff.next();
+          } else {
+            this.backoff.reset();
+          }
         } catch (err) {
           if (this.stopped) break;
           const retryAfter = err instanceof ApiHttpError ? err.retryAfterMs : null;
-          const delay = this.backoff.next(retryAfter);
+          delay = this.backoff.next(retryAfter);
           const status = err instanceof ApiHttpError ? err.status : null;
           logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
-            error: err instanceof Error ? err.message : String(err),
+            error: truncate(err instanceof Error ? err.message : String(err)),
             status,
             retryInMs: delay,
           });
-          await this.sleep(delay);
         }
         await this.flushReport();
+        if (delay !== null && !this.stopped) await sleep(delay, this.abort.signal);
       }
     } finally {
       clearInterval(timer);
     }
-  }
-
-  // Sleeps unless stopped.
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
   }
 
   // Ends the loop (SIGTERM/SIGINT): aborts the held request.

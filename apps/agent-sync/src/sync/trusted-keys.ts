@@ -8,6 +8,7 @@ import type { TrustedKey } from '../bundle/verify';
 export async function fetchTrustedKeys(client: ApiClient, trusted: TrustedKey[]): Promise<TrustedKey[] | null> {
   const list = await client.json<{ keys: TrustedKey[]; keyId: string; signature: string }>('GET', '/v1/agent/keys', {
     timeoutMs: 15_000,
+    maxBodyBytes: 1024 * 1024,
   });
   const signer = trusted.find((k) => k.kid === list.keyId);
   if (!signer || !Array.isArray(list.keys)) return null;
