@@ -83,6 +83,8 @@ export class FakeBundleServer {
   /** Served at GET /v1/agent/keys and GET /v1/agent/assignment when set. */
   keyList: unknown = null;
   assignment: unknown = null;
+  /** When set, every request nothing above answered is forwarded there (a hostile proxy in front of the real API). */
+  upstream: string | null = null;
   private server!: http.Server;
   url = '';
 
@@ -107,6 +109,7 @@ export class FakeBundleServer {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.assignment));
           return;
         }
+        if (this.upstream) return void this.forward(req, res, body);
         if (req.url === '/v1/agent/status' && req.method === 'POST') {
           this.statuses.push(JSON.parse(body));
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');
@@ -124,6 +127,30 @@ export class FakeBundleServer {
     });
     await new Promise<void>((r) => this.server.listen(port, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  // Forwards a request to the upstream API and relays its answer.
+  private async forward(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const name of ['authorization', 'content-type', 'if-none-match', 'prefer', 'user-agent']) {
+      const v = req.headers[name];
+      if (typeof v === 'string') headers[name] = v;
+    }
+    try {
+      const r = await fetch(this.upstream + req.url!, {
+        method: req.method,
+        headers,
+        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
+      });
+      const out: Record<string, string> = {};
+      for (const name of ['content-type', 'etag', 'retry-after']) {
+        const v = r.headers.get(name);
+        if (v) out[name] = v;
+      }
+      res.writeHead(r.status, out).end(Buffer.from(await r.arrayBuffer()));
+    } catch {
+      res.writeHead(502).end();
+    }
   }
 
   // Stops listening (connections are dropped).

@@ -14,3 +14,6 @@ export * from './spill';
 export * from './record';
 export * from './engine';
 export * from './cli';
+
+// --- bundle contract shared by the API and the agent ---
+export * from './bundle/assignment';

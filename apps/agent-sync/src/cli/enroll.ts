@@ -1,6 +1,7 @@
 // `hookwarden-agent enroll --server URL --secret S`: registers this machine and stores its credential (0600).
 import os from 'node:os';
 import type { Command } from 'commander';
+import { type SignedStatement, verifyAssignment } from '@hookwarden/hook-core';
 import { ApiClient } from '../client/api-client';
 import { writeCredentials } from '../state/credentials';
 import { machineId } from '../state/machine-id';
@@ -13,6 +14,8 @@ interface EnrollAnswer {
   credential: string;
   reenrolled: boolean;
   publicKeys: Array<{ kid: string; publicKeyPem: string }>;
+  /** The signed group assignment (servers before assignments were signed send none). */
+  assignment?: SignedStatement;
 }
 
 // Adds the enroll command.
@@ -40,6 +43,16 @@ export function registerEnrollCommand(program: Command): void {
         },
         maxBodyBytes: 1024 * 1024,
       });
+      // The assignment must verify with the keys of the same answer and name this endpoint and group.
+      if (answer.assignment !== undefined) {
+        const a = verifyAssignment(answer.assignment, answer.publicKeys);
+        if (a.endpointId !== answer.endpointId || a.groupId !== answer.groupId) {
+          throw new Error(
+            `enroll: the server's assignment names endpoint ${a.endpointId} in group ${a.groupId}, ` +
+              `not ${answer.endpointId} in ${answer.groupId}`,
+          );
+        }
+      }
       await writeCredentials(opts.stateDir, {
         serverUrl: client.baseUrl,
         endpointId: answer.endpointId,
@@ -48,6 +61,15 @@ export function registerEnrollCommand(program: Command): void {
         machineId: id,
         publicKeys: answer.publicKeys,
         enrolledAt: new Date().toISOString(),
+        ...(answer.assignment
+          ? {
+              assignment: {
+                statement: answer.assignment.statement,
+                signature: answer.assignment.signature,
+                keyId: answer.assignment.keyId,
+              },
+            }
+          : {}),
       });
       process.stdout.write(
         `${answer.reenrolled ? 're-enrolled' : 'enrolled'} endpoint ${answer.endpointId} in group ${answer.groupId}\n`,

@@ -1,6 +1,7 @@
 // The endpoint's enrollment state: server, endpoint id, credential and trusted bundle keys (mode 0600).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { signedStatementSchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-file';
 
@@ -13,6 +14,8 @@ export const credentialsSchema = z.object({
   /** Public keys (Ed25519, SPKI PEM) trusted to sign bundles, by key id. */
   publicKeys: z.array(z.object({ kid: z.string().min(1), publicKeyPem: z.string().min(1) })).min(1),
   enrolledAt: z.iso.datetime(),
+  /** The newest signed assignment statement adopted (verified when adopted); absent for agents enrolled before. */
+  assignment: signedStatementSchema.optional(),
 });
 export type Credentials = z.infer<typeof credentialsSchema>;
 

@@ -1,7 +1,16 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
 import { ApiClient, ApiHttpError } from '../client/api-client';
 import { Backoff, sleep } from '../client/backoff';
+import { verifyAssignment } from '@hookwarden/hook-core';
+import {
+  type Assignment,
+  assignmentDecision,
+  checkBinding,
+  currentAssignment,
+  type DiskBundle,
+} from '../bundle/binding';
 import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
+import type { LayerMeta } from '../materialize/layer';
 import { clearThrottle, log, logThrottled, truncate } from '../log';
 import { Layer } from '../materialize/layer';
 import { type AgentState, readAgentState, readLastGood, writeAgentState, writeLastGood } from '../state/agent-state';
@@ -20,6 +29,8 @@ export interface SyncOptions {
   maxResponseBytes?: number;
   /** Deadline of a response body once its headers arrived; default 60 s. */
   bodyTimeoutMs?: number;
+  /** Signed statements (assignment, key list) issued longer ago than this are refused as stale; default 24 h. */
+  maxStatementAgeMs?: number;
   stepDelayMs?: number;
   /** Upload counters reported in status (filled by the spool uploader). */
   counters?: () => { uploadsPending: number; recordsDropped: number };
@@ -38,6 +49,9 @@ interface StatusReport {
 
 export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
 
+/** Default bound on the age of a signed statement the agent adopts. */
+export const DEFAULT_MAX_STATEMENT_AGE_MS = 24 * 3600_000;
+
 /** An answer faster than this that brought nothing new means the server did not hold the long poll. */
 const FAST_ANSWER_MS = 1000;
 
@@ -46,6 +60,8 @@ export class Syncer {
   private client!: ApiClient;
   private readonly layer: Layer;
   private state!: AgentState;
+  /** The group this endpoint is assigned to (from the newest signed assignment it adopted). */
+  private assignment!: Assignment;
   /** The digest sent as If-None-Match: the applied bundle, or the last refused one (not fetched again). */
   private etag: string | null = null;
   private pending: StatusReport | null = null;
@@ -81,7 +97,13 @@ export class Syncer {
       bodyTimeoutMs: this.opts.bodyTimeoutMs,
     });
     this.state = await readAgentState(this.opts.stateDir);
+    this.assignment = currentAssignment(creds);
     await this.layer.recover();
+    // Layers applied before per-group floors existed: the disk's revision is the floor of its group.
+    const disk = this.diskBundle((await this.layer.current())?.meta ?? null);
+    if (disk && this.state.revisionFloors[disk.groupId] === undefined) {
+      this.state.revisionFloors[disk.groupId] = disk.revision;
+    }
     await this.locked(() => this.restoreFromLastGood());
     this.etag = (await this.layer.current())?.meta.digest ?? null;
   }
@@ -101,7 +123,8 @@ export class Syncer {
       log('error', 'the last good bundle in the state directory does not verify; ignoring it', { error: String(err) });
       return;
     }
-    if (!disk || disk.meta.revision < v.revision) {
+    const onDisk = this.diskBundle(disk?.meta ?? null);
+    if (!onDisk || (onDisk.groupId === v.manifest.group.id && onDisk.revision < v.revision)) {
       await this.layer.apply(v);
       this.noteApplied(v);
       log('info', 'restored the managed layer from the last good bundle', { revision: v.revision });
@@ -112,8 +135,71 @@ export class Syncer {
     await this.checkDrift();
   }
 
+  // The group, revision and digest of a layer on disk (layers from before groups were recorded: the assigned group).
+  private diskBundle(meta: LayerMeta | null): DiskBundle | null {
+    if (!meta) return null;
+    return { groupId: meta.groupId ?? this.assignment.groupId, revision: meta.revision, digest: meta.digest };
+  }
+
+  // Fetches this endpoint's signed assignment and adopts it when it is newer (a move); refusals are logged.
+  private async refreshAssignment(): Promise<void> {
+    let raw: unknown;
+    try {
+      raw = await this.client.json('GET', '/v1/agent/assignment', {
+        timeoutMs: 15_000,
+        maxBodyBytes: 64 * 1024,
+        signal: this.abort.signal,
+      });
+      const keyId = (raw as { keyId?: unknown } | null)?.keyId;
+      if (typeof keyId === 'string' && !this.creds.publicKeys.some((k) => k.kid === keyId)) await this.refreshKeys();
+    } catch (err) {
+      logThrottled('assignment', 'warn', 'could not fetch the assignment', { error: truncate(String(err)) });
+      return;
+    }
+    let next;
+    try {
+      next = verifyAssignment(raw, this.creds.publicKeys);
+    } catch (err) {
+      logThrottled('assignment-bad', 'error', 'refused an assignment statement', { error: truncate(String(err)) });
+      return;
+    }
+    const decision = assignmentDecision(
+      this.assignment,
+      next,
+      this.creds.endpointId,
+      Date.now(),
+      this.opts.maxStatementAgeMs ?? DEFAULT_MAX_STATEMENT_AGE_MS,
+    );
+    if (decision.kind === 'same') return;
+    if (decision.kind === 'refuse') {
+      logThrottled(`assignment:${decision.reason}`, 'error', 'refused an assignment statement', {
+        reason: decision.reason,
+      });
+      return;
+    }
+    const from = this.assignment;
+    this.assignment = { groupId: next.groupId, epoch: next.epoch, minRevision: next.minRevision };
+    if (next.minRevision !== null) {
+      this.state.revisionFloors[next.groupId] = Math.max(
+        this.state.revisionFloors[next.groupId] ?? 0,
+        next.minRevision,
+      );
+    }
+    const { statement, signature, keyId } = raw as { statement: string; signature: string; keyId: string };
+    this.creds = { ...this.creds, groupId: next.groupId, assignment: { statement, signature, keyId } };
+    await writeCredentials(this.opts.stateDir, this.creds);
+    await this.saveState();
+    log('info', 'adopted a new group assignment', {
+      fromGroupId: from.groupId,
+      groupId: next.groupId,
+      epoch: next.epoch,
+    });
+  }
+
   // Records an applied bundle in the agent state.
   private noteApplied(v: VerifiedBundle): void {
+    const group = v.manifest.group.id;
+    this.state.revisionFloors[group] = Math.max(this.state.revisionFloors[group] ?? 0, v.revision);
     this.state.appliedRevision = v.revision;
     this.state.appliedDigest = v.digest;
     this.state.policyVersion = v.manifest.policyVersion;
@@ -193,8 +279,12 @@ export class Syncer {
       const disk = await this.layer.current();
       let revision: number | null = null;
       try {
-        const v = verifyBundle(raw, this.creds.publicKeys, disk?.meta.revision ?? null, disk?.meta.digest ?? null);
+        // Signature and content first; then the binding: the assigned group (a bundle of another group makes the
+        // agent ask for its assignment once: a move is adopted only from a newer signed statement) and its floor.
+        const v = verifyBundle(raw, this.creds.publicKeys, null, null);
         revision = v.revision;
+        if (v.manifest.group.id !== this.assignment.groupId) await this.refreshAssignment();
+        checkBinding(v, this.assignment, this.state.revisionFloors, this.diskBundle(disk?.meta ?? null));
         if (disk && disk.meta.digest === v.digest) {
           this.etag = v.digest;
           return 'unchanged';
