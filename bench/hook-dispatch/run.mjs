@@ -96,9 +96,10 @@ const results = {
 const rows = [];
 for (const n of [1, 5, 20]) {
   const d = discoveryOf(n);
-  const engine = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { mode: 'digests' } });
+  const engine = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { capture: 'digests' } });
   const spoolDir = mkdtempSync(join(tmpdir(), 'bench-spool-'));
-  const spooled = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { mode: 'excerpts' }, spoolDir });
+  const spooled = () =>
+    core.dispatch('PreToolUse', input, { discovery: d, capture: { capture: 'excerpts' }, spoolDir });
   for (let i = 0; i < WARMUP; i++) {
     await engine();
     await baseline(n);

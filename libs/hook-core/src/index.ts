@@ -6,6 +6,10 @@ export * from './policy';
 export * from './config';
 export * from './trust';
 
+// --- Contract shared by the API and the agent (bundle manifest and content rules, key list, wire types) ---
+export * from './bundle';
+export * from './wire';
+
 // --- engine (hc-engine): matching, running, outcomes, spilling, run records, dispatch ---
 export * from './match';
 export * from './run';
@@ -14,6 +18,3 @@ export * from './spill';
 export * from './record';
 export * from './engine';
 export * from './cli';
-
-// --- bundle contract shared by the API and the agent ---
-export * from './bundle/assignment';

@@ -1,13 +1,15 @@
 // Verifies a bundle before anything is written: signature by a trusted key, no replay, hashes, sizes, safe paths.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
-import { type Manifest, manifestSchema, type SignedBundle, signedBundleSchema } from './manifest';
+import {
+  type BundleManifest,
+  bundleManifestSchema,
+  manifestDigest,
+  type SignedBundle,
+  signedBundleSchema,
+  type TrustedKey,
+} from '@hookwarden/hook-core';
 import { unsafePathReason } from './paths';
-
-export interface TrustedKey {
-  kid: string;
-  publicKeyPem: string;
-}
 
 export interface VerifiedFile {
   path: string;
@@ -18,7 +20,7 @@ export interface VerifiedFile {
 
 export interface VerifiedBundle {
   raw: SignedBundle;
-  manifest: Manifest;
+  manifest: BundleManifest;
   digest: string;
   revision: number;
   requirements: Buffer;
@@ -41,9 +43,7 @@ export class BundleRejected extends Error {
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
 // The bundle digest (same as the server's ETag): sha256 of the manifest text.
-export function digestOf(manifestText: string): string {
-  return 'sha256:' + sha256(manifestText);
-}
+export const digestOf = manifestDigest;
 
 // Reads managed_dir for the platform from requirements TOML text.
 export function managedDirOf(toml: string, platform: NodeJS.Platform = process.platform): string | null {
@@ -83,7 +83,7 @@ export function verifyBundle(
   } catch {
     throw new BundleRejected('bundle: manifest is not JSON');
   }
-  const parsed = manifestSchema.safeParse(json);
+  const parsed = bundleManifestSchema.safeParse(json);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
     throw new BundleRejected(`manifest: ${i?.path.join('.')}: ${i?.message}`);

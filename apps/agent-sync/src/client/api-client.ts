@@ -1,5 +1,6 @@
 // Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After, and
 // bounded bodies (a size cap enforced while streaming and a deadline on slow bodies, whatever the server sends).
+import { parseErrorBody } from '@hookwarden/hook-core';
 
 /** A non-2xx answer from the API (the error body's code and message when present). */
 export class ApiHttpError extends Error {
@@ -187,13 +188,15 @@ export class ApiClient {
     let code = `http_${res.status}`;
     let message = `${method} ${path}: HTTP ${res.status}`;
     try {
-      const parsed = await readJson<{ error?: { code?: unknown; message?: unknown } }>(res, `${method} ${path}`, {
-        ...this.limits({ maxBodyBytes: MAX_ERROR_BODY_BYTES, signal }),
-        timeoutMs: Math.min(10_000, this.options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
-      });
-      if (typeof parsed.error?.code === 'string') code = parsed.error.code.slice(0, 100);
-      if (typeof parsed.error?.message === 'string') {
-        message = `${method} ${path}: ${res.status} ${parsed.error.message.slice(0, 1000)}`;
+      const parsed = parseErrorBody(
+        await readJson(res, `${method} ${path}`, {
+          ...this.limits({ maxBodyBytes: MAX_ERROR_BODY_BYTES, signal }),
+          timeoutMs: Math.min(10_000, this.options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
+        }),
+      );
+      if (parsed) {
+        code = parsed.code.slice(0, 100);
+        message = `${method} ${path}: ${res.status} ${parsed.message.slice(0, 1000)}`;
       }
     } catch {
       // not JSON, too large or too slow: the status says enough

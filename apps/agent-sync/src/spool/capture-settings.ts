@@ -1,27 +1,11 @@
 // The capture policy governed by the admin (per group), cached in the state directory for the hook path (no network).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import { type CaptureSettings, captureSettingsSchema, DEFAULT_CAPTURE_SETTINGS } from '@hookwarden/hook-core';
 import type { ApiClient } from '../client/api-client';
 import { writeFileAtomic } from '../state/atomic-file';
 
-export const captureSettingsSchema = z.object({
-  capture: z.enum(['none', 'digests', 'excerpts']),
-  maxExcerptBytes: z.number().int().min(0),
-  redactPatterns: z.array(z.string()),
-  useDefaultRedact: z.boolean(),
-});
-export type CaptureSettings = z.infer<typeof captureSettingsSchema>;
-
 export const CAPTURE_SETTINGS_FILE = 'audit-settings.json';
-
-/** Used until the server has answered once: redacted 2 KiB excerpts with the default secret patterns. */
-export const DEFAULT_CAPTURE_SETTINGS: CaptureSettings = {
-  capture: 'excerpts',
-  maxExcerptBytes: 2048,
-  redactPatterns: [],
-  useDefaultRedact: true,
-};
 
 // The cached settings, or the defaults when none were fetched yet (or the cache is unreadable).
 export async function readCaptureSettings(stateDir: string): Promise<CaptureSettings> {

@@ -1,7 +1,7 @@
 // The endpoint's enrollment state: server, endpoint id, credential and trusted bundle keys (mode 0600).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { signedStatementSchema } from '@hookwarden/hook-core';
+import { signedStatementSchema, trustedKeySchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-file';
 
@@ -12,7 +12,7 @@ export const credentialsSchema = z.object({
   credential: z.string().min(1),
   machineId: z.string().min(1),
   /** Public keys (Ed25519, SPKI PEM) trusted to sign bundles, by key id. */
-  publicKeys: z.array(z.object({ kid: z.string().min(1), publicKeyPem: z.string().min(1) })).min(1),
+  publicKeys: z.array(trustedKeySchema).min(1),
   enrolledAt: z.iso.datetime(),
   /** The newest signed assignment statement adopted (verified when adopted); absent for agents enrolled before. */
   assignment: signedStatementSchema.optional(),

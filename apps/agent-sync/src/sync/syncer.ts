@@ -1,4 +1,5 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
+import { boundStatusErrors } from '@hookwarden/hook-core';
 import { ApiClient, ApiHttpError } from '../client/api-client';
 import { Backoff, sleep } from '../client/backoff';
 import { verifyAssignment } from '@hookwarden/hook-core';
@@ -221,7 +222,7 @@ export class Syncer {
       appliedRevision: null,
       appliedDigest: null,
       targetRevision,
-      errors,
+      errors: boundStatusErrors(errors),
       files: [],
       counters: this.opts.counters?.() ?? { uploadsPending: 0, recordsDropped: 0 },
       agentVersion: AGENT_VERSION,

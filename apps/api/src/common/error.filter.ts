@@ -1,14 +1,11 @@
 // Renders every error as { error: { code, message, details?, requestId } }; unknown errors are logged 500s.
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { ErrorBody } from '@hookwarden/hook-core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodValidationException } from 'nestjs-zod';
 import { ZodError } from 'zod';
 import { ApiError, codeForStatus } from './api-error';
 import { zodIssues } from './zod-issues';
-
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown; requestId: string };
-}
 
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {

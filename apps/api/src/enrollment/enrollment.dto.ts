@@ -1,5 +1,6 @@
 // Request/response schemas of enrollment secrets and of agent enrollment.
 import { createZodDto } from 'nestjs-zod';
+import { keyListSchema, trustedKeySchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 
 export const createEnrollmentSecretSchema = z
@@ -45,7 +46,7 @@ export const enrollSchema = z
   .strict();
 export class EnrollDto extends createZodDto(enrollSchema) {}
 
-export const publicKeySchema = z.object({ kid: z.string(), publicKeyPem: z.string() });
+export const publicKeySchema = trustedKeySchema;
 
 export const signedStatementSchema = z.object({
   statement: z.string().describe('The exact signed text (canonical JSON)'),
@@ -66,9 +67,5 @@ export const enrolledSchema = z.object({
 });
 export class EnrolledDto extends createZodDto(enrolledSchema) {}
 
-export const publicKeysSchema = z.object({
-  keys: z.array(publicKeySchema),
-  keyId: z.string().describe('Key that signed the list'),
-  signature: z.string().describe('Ed25519 signature (base64) of the canonical JSON of `keys`'),
-});
+export const publicKeysSchema = keyListSchema;
 export class PublicKeysDto extends createZodDto(publicKeysSchema) {}

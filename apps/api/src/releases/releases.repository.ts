@@ -1,9 +1,12 @@
 // Persistence of releases: creation (revision per group, audited), state transitions, gate and rollout counts.
 import { Injectable } from '@nestjs/common';
 import { Prisma, type Release } from '@prisma/client';
+import type { SignedBundle } from '@hookwarden/hook-core';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
-import type { SignedBundle } from './manifest';
+
+/** A bundle the API signs: hook-core's signed bundle with its digest. */
+export type IssuedBundle = Required<Pick<SignedBundle, 'manifest' | 'signature' | 'keyId' | 'digest'>>;
 
 const WITH_VERSION = { policyVersion: { select: { number: true, policyId: true } } } satisfies Prisma.ReleaseInclude;
 export type ReleaseRow = Prisma.ReleaseGetPayload<{ include: typeof WITH_VERSION }>;
@@ -50,7 +53,7 @@ export class ReleasesRepository {
   // Creates a release with the next revision of the group (supersedes an in-progress one if immediate), audited.
   async create(
     input: NewRelease,
-    build: (revision: number) => SignedBundle,
+    build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
     action = 'release.create',
     extraDetails: Prisma.InputJsonObject = {},
@@ -62,7 +65,7 @@ export class ReleasesRepository {
   private async createIn(
     tx: Prisma.TransactionClient,
     input: NewRelease,
-    build: (revision: number) => SignedBundle,
+    build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
     action: string,
     extraDetails: Prisma.InputJsonObject,
@@ -201,7 +204,7 @@ export class ReleasesRepository {
   async abort(
     id: string,
     ctx: AuditContext,
-    buildRollback: ((previous: Release) => { input: NewRelease; build: (revision: number) => SignedBundle }) | null,
+    buildRollback: ((previous: Release) => { input: NewRelease; build: (revision: number) => IssuedBundle }) | null,
   ): Promise<{ release: ReleaseRow; rollback: ReleaseRow | null } | null> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext((SELECT group_id::text FROM releases WHERE id = ${id}::uuid)))`;

@@ -7,10 +7,16 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
+import { buildManifest, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
 import { BundleEventsService } from './bundle-events.service';
-import { buildManifest, manifestDigest, serializeManifest, type SignedBundle } from './manifest';
 import type { CreateReleaseInput, ReleaseView } from './releases.dto';
-import { type NewRelease, ReleaseConflict, type ReleaseRow, ReleasesRepository } from './releases.repository';
+import {
+  type IssuedBundle,
+  type NewRelease,
+  ReleaseConflict,
+  type ReleaseRow,
+  ReleasesRepository,
+} from './releases.repository';
 import { bucketOf, DEFAULT_RINGS, type GroupBundleState, ringOf, type ServedBundle } from './rollout';
 
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
@@ -84,7 +90,7 @@ export class ReleasesService {
   ) {}
 
   // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
-  private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => SignedBundle> {
+  private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => IssuedBundle> {
     await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
     if (!group) throw new ApiError('not_found', `Group ${groupId} not found`);
@@ -319,7 +325,7 @@ export class ReleasesService {
   // so agents that already applied the aborted one accept it: revisions only increase).
   async abort(id: string, ctx: AuditContext): Promise<{ release: ReleaseView; rollback: ReleaseView | null }> {
     const release = await this.mustGet(id);
-    let rollbackBuild: ((revision: number) => SignedBundle) | null = null;
+    let rollbackBuild: ((revision: number) => IssuedBundle) | null = null;
     if (release.previousReleaseId) {
       const prev = await this.repo.get(release.previousReleaseId);
       if (prev) rollbackBuild = await this.bundleBuilder(release.groupId, prev.policyVersionId);

@@ -3,7 +3,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { SigningKey } from '@prisma/client';
-import { canonicalJson } from '@hookwarden/hook-core';
+import { canonicalJson, type KeyList, keyListSigningPayload, type TrustedKey } from '@hookwarden/hook-core';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG } from '../config/config.module';
@@ -11,10 +11,8 @@ import type { AppConfig } from '../config/config.schema';
 import type { SigningKeyView } from './signing-keys.dto';
 import { type GeneratedKey, type RotationRefusal, SigningRepository } from './signing.repository';
 
-export interface PublicKeyView {
-  kid: string;
-  publicKeyPem: string;
-}
+/** A trusted public key as agents receive it (hook-core's key-list contract). */
+export type PublicKeyView = TrustedKey;
 
 // Key id: the first 16 hex characters of the SHA-256 of the public key's SPKI DER.
 export function keyIdOf(publicKey: KeyObject): string {
@@ -153,9 +151,9 @@ export class SigningService implements OnModuleInit {
 
   // The trusted key list, signed by the oldest trusted key whose private half the server holds: the key agents are
   // most likely to trust already, so an agent learns a newly activated key from a list signed by the previous one.
-  async signedKeyList(): Promise<{ keys: PublicKeyView[]; keyId: string; signature: string }> {
+  async signedKeyList(): Promise<KeyList> {
     const { keys, listSigner } = await this.trusted();
-    const data = Buffer.from(canonicalJson(keys), 'utf8');
+    const data = keyListSigningPayload({ keys });
     return { keys, keyId: listSigner.kid, signature: sign(null, data, listSigner.key).toString('base64') };
   }
 

@@ -4,6 +4,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../trust/canonical-json';
+import type { TrustedKey } from './key-list';
 
 /** The `kind` of an assignment statement (keeps it from being mistaken for any other signed text). */
 export const ASSIGNMENT_KIND = 'hookwarden.assignment';
@@ -36,12 +37,6 @@ export const signedStatementSchema = z
   .strict();
 export type SignedStatement = z.infer<typeof signedStatementSchema>;
 
-/** A public key an agent trusts (Ed25519 SPKI PEM) by key id. */
-export interface TrustedPublicKey {
-  kid: string;
-  publicKeyPem: string;
-}
-
 // The canonical text of an assignment statement (the bytes the server signs).
 export function assignmentText(statement: AssignmentStatement): string {
   return canonicalJson(assignmentStatementSchema.parse(statement));
@@ -52,7 +47,7 @@ export function verifySignedText(
   text: string,
   signature: string,
   keyId: string,
-  trusted: readonly TrustedPublicKey[],
+  trusted: readonly TrustedKey[],
 ): boolean {
   const key = trusted.find((k) => k.kid === keyId);
   if (!key) return false;
@@ -64,7 +59,7 @@ export function verifySignedText(
 }
 
 // Verifies a signed assignment statement and returns it; throws naming what is wrong.
-export function verifyAssignment(input: unknown, trusted: readonly TrustedPublicKey[]): AssignmentStatement {
+export function verifyAssignment(input: unknown, trusted: readonly TrustedKey[]): AssignmentStatement {
   const shape = signedStatementSchema.safeParse(input);
   if (!shape.success) throw new Error(`assignment: not a signed statement (${shape.error.issues[0]?.message})`);
   const { statement, signature, keyId } = shape.data;

@@ -1,7 +1,7 @@
 // Location and run options shared by every zerotwo-hooks command.
 import { Option, type Command } from 'commander';
 import { discoverHooks, type DiscoverOptions } from '../config/discover';
-import type { CapturePolicy } from '../record/capture';
+import { type CaptureMode, type CaptureSettings, DEFAULT_CAPTURE_SETTINGS } from '../record/capture';
 import type { Discovery } from '../types';
 
 /** Parsed global options. */
@@ -16,7 +16,7 @@ export interface CliOptions {
   dangerouslyBypassHookTrust?: boolean;
   loginShell?: boolean;
   cwd?: string;
-  capture?: CapturePolicy['mode'];
+  capture?: CaptureMode;
   redact: string[];
   /** false with --no-default-redact (only the --redact patterns apply); unset means the defaults apply. */
   defaultRedact?: boolean;
@@ -68,12 +68,12 @@ export function discoverFor(o: CliOptions, cwd?: string): Discovery {
   return discoverHooks(discoverOptions(o, cwd));
 }
 
-/** Capture policy from the CLI options (default: 2 KiB excerpts redacted by the built-in patterns). */
-export function capturePolicy(o: CliOptions): CapturePolicy {
+/** Capture settings from the CLI options (defaults: DEFAULT_CAPTURE_SETTINGS). */
+export function capturePolicy(o: CliOptions): CaptureSettings {
   return {
-    mode: o.capture ?? 'excerpts',
-    maxExcerptBytes: o.maxExcerptBytes ?? 2048,
-    redact: o.redact,
-    noDefaultRedactions: o.defaultRedact === false,
+    capture: o.capture ?? DEFAULT_CAPTURE_SETTINGS.capture,
+    maxExcerptBytes: o.maxExcerptBytes ?? DEFAULT_CAPTURE_SETTINGS.maxExcerptBytes,
+    redactPatterns: o.redact,
+    useDefaultRedact: o.defaultRedact !== false,
   };
 }

@@ -7,10 +7,10 @@ import type { HookOutcome, ParsedRun } from '../outcome/types';
 import {
   captureOutput,
   compileRedactions,
-  DEFAULT_CAPTURE_POLICY,
+  DEFAULT_CAPTURE_SETTINGS,
   redactText,
   boundBytes,
-  type CapturePolicy,
+  type CaptureSettings,
 } from '../record/capture';
 import type { RunRecordDraft } from '../record/schema';
 import type { RunRecordSink } from '../record/sink';
@@ -39,7 +39,7 @@ export interface DispatchOptions {
   sink?: RunRecordSink;
   spoolDir?: string;
   /** What records keep of hook output (default: digests + 2 KiB redacted excerpts). */
-  capture?: CapturePolicy;
+  capture?: Partial<CaptureSettings>;
   /** Policy revision/digest stamped on records (default: the managed layer's digest). */
   policy?: { revision: string | null; digest: string | null };
   /** Shell choice, output cap, kill grace, injectable spawn and clock. */
@@ -175,7 +175,7 @@ export async function dispatch(
   }
 
   // Records: one per considered hook whose matcher fired (or that was skipped before matching could apply).
-  const capture = options.capture ?? DEFAULT_CAPTURE_POLICY;
+  const capture: CaptureSettings = { ...DEFAULT_CAPTURE_SETTINGS, ...options.capture };
   const patterns = compileRedactions(capture);
   const policy = options.policy ?? { revision: null, digest: discovery.managed?.digest ?? null };
   const dispatchId = uuid();
@@ -210,7 +210,7 @@ interface RecordContext {
   sessionId: string;
   turnId: string | null;
   matcherInput: string | null;
-  capture: CapturePolicy;
+  capture: CaptureSettings;
   patterns: RegExp[];
   policy: { revision: string | null; digest: string | null };
   spillPath: string | null;
@@ -266,8 +266,8 @@ function buildRecord(
     effect: c.run ? (eff?.effect ?? 'none') : 'none',
     notes: p.notes,
     reason:
-      reason !== undefined && ctx.capture.mode === 'excerpts'
-        ? boundBytes(redactText(reason, ctx.patterns), ctx.capture.maxExcerptBytes ?? 2048)
+      reason !== undefined && ctx.capture.capture === 'excerpts'
+        ? boundBytes(redactText(reason, ctx.patterns), ctx.capture.maxExcerptBytes)
         : null,
     stdout: c.run ? captureOutput(r.stdout, r.stdoutTruncated, ctx.capture, ctx.patterns) : null,
     stderr: c.run ? captureOutput(r.stderr, r.stderrTruncated, ctx.capture, ctx.patterns) : null,

@@ -1,20 +1,56 @@
-// Output capture policy for run records: none, digests, or redacted bounded excerpts.
+// Output capture settings for run records (none, digests, or redacted bounded excerpts): the one schema the API
+// stores per group, the agent caches and passes to the engine, and the engine applies.
+import { z } from 'zod';
 import { sha256Hex } from './canonical';
 import type { OutputCapture } from './schema';
 
 /** What records keep of hook output. */
-export interface CapturePolicy {
-  mode: 'none' | 'digests' | 'excerpts';
-  /** Excerpt bound in bytes (default 2048). */
-  maxExcerptBytes?: number;
-  /** Extra redaction regexes (JavaScript syntax, applied globally) on top of the defaults. */
-  redact?: string[];
-  /** Drop the default patterns (default false). */
-  noDefaultRedactions?: boolean;
-}
+export const CAPTURE_MODES = ['none', 'digests', 'excerpts'] as const;
+export type CaptureMode = (typeof CAPTURE_MODES)[number];
 
-/** Default capture: digests plus 2 KiB redacted excerpts. */
-export const DEFAULT_CAPTURE_POLICY: CapturePolicy = { mode: 'excerpts', maxExcerptBytes: 2048 };
+/** Largest excerpt bound an admin may set (bytes). */
+export const MAX_EXCERPT_BYTES_LIMIT = 65_536;
+/** Most extra redaction patterns, and the longest one (characters). */
+export const MAX_REDACT_PATTERNS = 100;
+export const MAX_REDACT_PATTERN_CHARS = 500;
+
+/** The capture settings (a group's audit settings): mode, excerpt bound, extra patterns, default patterns on/off. */
+export const captureSettingsSchema = z.object({
+  capture: z
+    .enum(CAPTURE_MODES)
+    .describe('none: no output; digests: sha256 only; excerpts: bounded excerpts, redacted, plus digests'),
+  maxExcerptBytes: z.number().int().min(0).max(MAX_EXCERPT_BYTES_LIMIT),
+  redactPatterns: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(MAX_REDACT_PATTERN_CHARS)
+        .refine((s) => redactPatternError(s) === null, 'not a valid redaction pattern'),
+    )
+    .max(MAX_REDACT_PATTERNS)
+    .describe('extra regular expressions whose matches are replaced by [REDACTED]'),
+  useDefaultRedact: z.boolean().describe('also apply the built-in secret and token patterns'),
+});
+export type CaptureSettings = z.infer<typeof captureSettingsSchema>;
+
+/** Default capture (used until a group's settings are known): digests plus 2 KiB excerpts, default redactions. */
+export const DEFAULT_CAPTURE_SETTINGS: Readonly<CaptureSettings> = {
+  capture: 'excerpts',
+  maxExcerptBytes: 2048,
+  redactPatterns: [],
+  useDefaultRedact: true,
+};
+
+/** Why a redaction pattern does not compile with the engine's compiler, or null when it does. */
+export function redactPatternError(source: string): string | null {
+  try {
+    compilePattern(source);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
 
 /** Secrets and tokens redacted from excerpts, reasons and errors by default. */
 export const DEFAULT_REDACTIONS: readonly string[] = [
@@ -39,18 +75,20 @@ export const REDACTED = '[REDACTED]';
 const compiled = new Map<string, RegExp[]>();
 
 /** Compile redaction patterns (cached per pattern list; inline `(?i:` groups are rewritten for JavaScript). */
-export function compileRedactions(policy: CapturePolicy): RegExp[] {
-  const sources = [...(policy.noDefaultRedactions ? [] : DEFAULT_REDACTIONS), ...(policy.redact ?? [])];
+export function compileRedactions(settings: Pick<CaptureSettings, 'redactPatterns' | 'useDefaultRedact'>): RegExp[] {
+  const sources = [...(settings.useDefaultRedact ? DEFAULT_REDACTIONS : []), ...settings.redactPatterns];
   const key = sources.join('\u0000');
   const hit = compiled.get(key);
   if (hit) return hit;
-  const res = sources.map((src) => {
-    // JavaScript lacks inline flag groups: `(?i:...)` becomes a case-insensitive whole pattern.
-    const ci = src.includes('(?i:');
-    return new RegExp(ci ? src.replace(/\(\?i:/g, '(?:') : src, ci ? 'gi' : 'g');
-  });
+  const res = sources.map(compilePattern);
   if (compiled.size < 64) compiled.set(key, res);
   return res;
+}
+
+// Compiles one redaction pattern (JavaScript lacks inline flag groups: `(?i:...)` makes the whole pattern ignore case).
+function compilePattern(src: string): RegExp {
+  const ci = src.includes('(?i:');
+  return new RegExp(ci ? src.replace(/\(\?i:/g, '(?:') : src, ci ? 'gi' : 'g');
 }
 
 /** Apply redactions to a text. */
@@ -69,16 +107,16 @@ export function boundBytes(text: string, maxBytes: number): string {
   return `${buf.subarray(0, end).toString('utf8')}…[${buf.length - end} bytes omitted]`;
 }
 
-/** Record view of one output stream under a capture policy (null in mode `none`). */
+/** Record view of one output stream under the capture settings (null with capture `none`). */
 export function captureOutput(
   text: string,
   truncated: boolean,
-  policy: CapturePolicy,
+  settings: Pick<CaptureSettings, 'capture' | 'maxExcerptBytes'>,
   patterns: readonly RegExp[],
 ): OutputCapture | null {
-  if (policy.mode === 'none') return null;
+  if (settings.capture === 'none') return null;
   const cap: OutputCapture = { bytes: Buffer.byteLength(text, 'utf8'), truncated, sha256: sha256Hex(text) };
-  if (policy.mode === 'excerpts' && text !== '')
-    cap.excerpt = boundBytes(redactText(text, patterns), policy.maxExcerptBytes ?? 2048);
+  if (settings.capture === 'excerpts' && text !== '')
+    cap.excerpt = boundBytes(redactText(text, patterns), settings.maxExcerptBytes);
   return cap;
 }

@@ -209,7 +209,7 @@ describe('SessionStart / SubagentStart / compaction / SessionEnd', () => {
             timeoutSec: 1,
           }),
         ]),
-        capture: { mode: 'excerpts' },
+        capture: { capture: 'excerpts' },
       },
     );
     expect(r.outcome).toMatchObject({ continue: true, reasons: [], additionalContext: [] });

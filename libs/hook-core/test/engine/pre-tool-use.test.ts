@@ -149,7 +149,7 @@ describe('PreToolUse', () => {
       { ...bashInput('ls'), tool_name: 'exec_command', permission_mode: 'plan' },
       {
         discovery: discovery([hook('PreToolUse', `${emit(0)}; cat >&2; exit 1`, { matcher: '^Bash$' })]),
-        capture: { mode: 'excerpts', maxExcerptBytes: 4096 },
+        capture: { capture: 'excerpts', maxExcerptBytes: 4096 },
       },
     );
     const stdin = JSON.parse(r.runs[0]!.stderr!.excerpt!);

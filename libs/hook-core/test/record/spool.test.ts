@@ -10,7 +10,7 @@ import {
   sha256Hex,
   SpoolSink,
   writeSpoolState,
-  type CapturePolicy,
+  type CaptureSettings,
   type RunRecordDraft,
 } from '@hookwarden/hook-core';
 import { bashInput, discovery, emit, hook, tmp } from '../engine/support';
@@ -130,7 +130,7 @@ describe('capture policy', () => {
     const d = discovery([hook('PreToolUse', noisy)]);
     const r = await dispatch('PreToolUse', bashInput(), {
       discovery: d,
-      capture: { mode: 'excerpts', maxExcerptBytes: 4096, redact: ['MYCORP-\\d+'] },
+      capture: { capture: 'excerpts', maxExcerptBytes: 4096, redactPatterns: ['MYCORP-\\d+'] },
     });
     const out = r.runs[0]!.stdout!;
     expect(out.excerpt).not.toMatch(/abc123secret|AKIAABCDEFGHIJKLMNOP|ghp_abc|eyJhbGciOi|MYCORP-1234/);
@@ -139,27 +139,27 @@ describe('capture policy', () => {
     expect(out.sha256).toMatch(/^[0-9a-f]{64}$/);
     const small = await dispatch('PreToolUse', bashInput(), {
       discovery: d,
-      capture: { mode: 'excerpts', maxExcerptBytes: 10 },
+      capture: { capture: 'excerpts', maxExcerptBytes: 10 },
     });
     expect(small.runs[0]!.stdout!.excerpt).toMatch(/^.{0,10}…\[\d+ bytes omitted\]$/);
   });
-  it('noDefaultRedactions: only the policy patterns redact what reaches the spool; by default both do', async () => {
+  it('useDefaultRedact false: only the policy patterns redact what reaches the spool; by default both do', async () => {
     const d = discovery([hook('PreToolUse', noisy)]);
     // The spooled NDJSON of one dispatch under a capture policy.
-    const spooled = async (capture: CapturePolicy): Promise<string> => {
+    const spooled = async (capture: Partial<CaptureSettings>): Promise<string> => {
       const dir = tmp('hc-spool-');
       await dispatch('PreToolUse', bashInput(), { discovery: d, capture, spoolDir: dir });
       return readSpool(dir).join('\n');
     };
-    const custom = await spooled({ mode: 'excerpts', redact: ['MYCORP-\\d+'], noDefaultRedactions: true });
+    const custom = await spooled({ capture: 'excerpts', redactPatterns: ['MYCORP-\\d+'], useDefaultRedact: false });
     expect(custom).toContain('[REDACTED]');
     expect(custom).not.toContain('MYCORP-1234');
     expect(custom).toContain('AKIAABCDEFGHIJKLMNOP');
     expect(custom).toContain('password=hunter2');
     for (const capture of [
-      { mode: 'excerpts', redact: ['MYCORP-\\d+'] },
-      { mode: 'excerpts', redact: ['MYCORP-\\d+'], noDefaultRedactions: false },
-    ] satisfies CapturePolicy[]) {
+      { capture: 'excerpts', redactPatterns: ['MYCORP-\\d+'] },
+      { capture: 'excerpts', redactPatterns: ['MYCORP-\\d+'], useDefaultRedact: true },
+    ] satisfies Partial<CaptureSettings>[]) {
       const both = await spooled(capture);
       expect(both).toContain('[REDACTED]');
       expect(both).not.toMatch(/MYCORP-1234|AKIAABCDEFGHIJKLMNOP|abc123secret|hunter2/);
@@ -167,9 +167,9 @@ describe('capture policy', () => {
   });
   it('digests mode keeps no text; none mode keeps nothing', async () => {
     const d = discovery([hook('PreToolUse', noisy)]);
-    const dg = await dispatch('PreToolUse', bashInput(), { discovery: d, capture: { mode: 'digests' } });
+    const dg = await dispatch('PreToolUse', bashInput(), { discovery: d, capture: { capture: 'digests' } });
     expect(dg.runs[0]!.stdout).toEqual({ bytes: expect.any(Number), truncated: false, sha256: expect.any(String) });
-    const none = await dispatch('PreToolUse', bashInput(), { discovery: d, capture: { mode: 'none' } });
+    const none = await dispatch('PreToolUse', bashInput(), { discovery: d, capture: { capture: 'none' } });
     expect(none.runs[0]!.stdout).toBeNull();
     expect(none.runs[0]!.reason).toBeNull();
   });

@@ -1,0 +1,34 @@
+// The one error body every API error answers with: { error: { code, message, details?, requestId } }.
+import { z } from 'zod';
+
+/** Where one problem is: a JSON path inside the document and/or a request field, or a TOML line/column. */
+export const errorDetailSchema = z
+  .object({
+    message: z.string(),
+    code: z.string().optional(),
+    severity: z.enum(['error', 'warning']).optional(),
+    file: z.string().optional(),
+    path: z.string().optional(),
+    field: z.string().optional(),
+    line: z.number().int().optional(),
+    column: z.number().int().optional(),
+  })
+  .loose();
+export type ErrorDetail = z.infer<typeof errorDetailSchema>;
+
+/** The error body of every non-2xx API answer. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.unknown().optional(),
+    requestId: z.string().optional(),
+  }),
+});
+export type ErrorBody = { error: { code: string; message: string; details?: unknown; requestId: string } };
+
+/** The error code and message of an API answer's body, or null when it is not an error body. */
+export function parseErrorBody(value: unknown): { code: string; message: string; details?: unknown } | null {
+  const parsed = errorBodySchema.safeParse(value);
+  return parsed.success ? parsed.data.error : null;
+}
