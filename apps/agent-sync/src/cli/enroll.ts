@@ -2,6 +2,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import { type SignedStatement, verifyAssignment } from '@hookwarden/hook-core';
+import { keyListDecision } from '../sync/trusted-keys';
 import { ApiClient } from '../client/api-client';
 import { writeCredentials } from '../state/credentials';
 import { machineId } from '../state/machine-id';
@@ -16,6 +17,8 @@ interface EnrollAnswer {
   publicKeys: Array<{ kid: string; publicKeyPem: string }>;
   /** The signed group assignment (servers before assignments were signed send none). */
   assignment?: SignedStatement;
+  /** The signed key list (its sequence becomes the floor for later lists). */
+  keyList?: unknown;
 }
 
 // Adds the enroll command.
@@ -53,6 +56,12 @@ export function registerEnrollCommand(program: Command): void {
           );
         }
       }
+      let keyListSequence: number | undefined;
+      if (answer.keyList !== undefined) {
+        const d = keyListDecision(answer.keyList, answer.publicKeys, 0, Date.now(), Number.POSITIVE_INFINITY);
+        if (d.kind === 'refuse') throw new Error(`enroll: the server's ${d.reason}`);
+        keyListSequence = d.sequence;
+      }
       await writeCredentials(opts.stateDir, {
         serverUrl: client.baseUrl,
         endpointId: answer.endpointId,
@@ -61,6 +70,7 @@ export function registerEnrollCommand(program: Command): void {
         machineId: id,
         publicKeys: answer.publicKeys,
         enrolledAt: new Date().toISOString(),
+        ...(keyListSequence !== undefined ? { keyListSequence } : {}),
         ...(answer.assignment
           ? {
               assignment: {

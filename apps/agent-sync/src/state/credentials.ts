@@ -16,6 +16,8 @@ export const credentialsSchema = z.object({
   enrolledAt: z.iso.datetime(),
   /** The newest signed assignment statement adopted (verified when adopted); absent for agents enrolled before. */
   assignment: signedStatementSchema.optional(),
+  /** Sequence of the newest signed key list adopted: a list with a lower one is a replay (absent: none yet). */
+  keyListSequence: z.number().int().min(0).optional(),
 });
 export type Credentials = z.infer<typeof credentialsSchema>;
 

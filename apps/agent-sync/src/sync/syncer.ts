@@ -50,6 +50,9 @@ interface StatusReport {
 
 export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
 
+/** How often the daemon refreshes its key list even when no unknown key id shows up. */
+const KEY_REFRESH_MS = 3600_000;
+
 /** Default bound on the age of a signed statement the agent adopts. */
 export const DEFAULT_MAX_STATEMENT_AGE_MS = 24 * 3600_000;
 
@@ -70,6 +73,8 @@ export class Syncer {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly backoff: Backoff;
+  /** When the key list was last fetched (it is refreshed on start and every KEY_REFRESH_MS, so retirements arrive). */
+  private keysRefreshedAt = 0;
   /** The last refusal queued for a report (a repeated refusal is not reported again). */
   private lastReportedError: string | null = null;
 
@@ -260,15 +265,31 @@ export class Syncer {
     }
   }
 
-  // Accepts keys announced by the server when a trusted key signed the list.
+  // Adopts the server's key list when a trusted key signed it, its sequence is not below the one held and it is
+  // fresh; a refused list changes nothing (logged at most once a minute).
   private async refreshKeys(): Promise<void> {
+    this.keysRefreshedAt = Date.now();
     try {
-      const keys = await fetchTrustedKeys(this.client, this.creds.publicKeys);
-      if (!keys || keys.length === 0) return;
-      this.creds = { ...this.creds, publicKeys: keys };
+      const d = await fetchTrustedKeys(
+        this.client,
+        this.creds.publicKeys,
+        this.creds.keyListSequence ?? 0,
+        this.opts.maxStatementAgeMs ?? DEFAULT_MAX_STATEMENT_AGE_MS,
+        this.abort.signal,
+      );
+      if (d.kind === 'refuse') {
+        logThrottled(`keys:${d.reason}`, 'error', 'refused the key list', { reason: truncate(d.reason) });
+        return;
+      }
+      const same =
+        d.sequence === this.creds.keyListSequence && JSON.stringify(d.keys) === JSON.stringify(this.creds.publicKeys);
+      if (same) return;
+      const dropped = this.creds.publicKeys.filter((k) => !d.keys.some((n) => n.kid === k.kid)).map((k) => k.kid);
+      this.creds = { ...this.creds, publicKeys: d.keys, keyListSequence: d.sequence };
       await writeCredentials(this.opts.stateDir, this.creds);
+      log('info', 'adopted the key list', { sequence: d.sequence, keys: d.keys.map((k) => k.kid), dropped });
     } catch (err) {
-      logThrottled('keys', 'warn', 'could not refresh the trusted keys', { error: String(err) });
+      logThrottled('keys', 'warn', 'could not refresh the trusted keys', { error: truncate(String(err)) });
     }
   }
 
@@ -377,6 +398,7 @@ export class Syncer {
     }, this.opts.driftIntervalSec * 1000);
     try {
       while (!this.stopped) {
+        if (Date.now() - this.keysRefreshedAt >= KEY_REFRESH_MS) await this.refreshKeys();
         const started = Date.now();
         let delay: number | null = null;
         try {

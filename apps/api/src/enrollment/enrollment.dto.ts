@@ -61,6 +61,7 @@ export const enrolledSchema = z.object({
   credential: z.string().describe('The endpoint credential (hwe_…). Shown once; only its hash is stored.'),
   reenrolled: z.boolean().describe('True when this machine was already enrolled (its old credential stops working)'),
   publicKeys: z.array(publicKeySchema).describe('Ed25519 public keys that sign bundles'),
+  keyList: keyListSchema.describe('The signed key list (its sequence is the floor for later GET /v1/agent/keys)'),
   assignment: signedStatementSchema.describe(
     "The endpoint's signed group assignment (see GET /v1/agent/assignment): bundles of other groups are refused",
   ),

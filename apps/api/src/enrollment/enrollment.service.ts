@@ -116,6 +116,7 @@ export class EnrollmentService {
       credential,
       reenrolled: result.reenrolled,
       publicKeys: await this.signing.trustedKeys(),
+      keyList: await this.signing.signedKeyList(),
       assignment: await this.assignment.signedFor(result.endpointId),
     };
   }
