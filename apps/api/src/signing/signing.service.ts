@@ -42,6 +42,17 @@ function isRefusal(r: SigningKey | RotationRefusal): r is RotationRefusal {
   return 'refused' in r;
 }
 
+// The 503 for a signing key that cannot be loaded or opened (the reason names the key and KEK, never secrets).
+function unavailable(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError(
+    'unavailable',
+    `The bundle-signing key cannot be used: ${err instanceof Error ? err.message : String(err)}`,
+    undefined,
+    { 'retry-after': '30' },
+  );
+}
+
 /** How long the trusted key list (and its signer) is reused before it is read again. */
 const TRUSTED_CACHE_MS = 10_000;
 
@@ -90,13 +101,14 @@ export class SigningService implements OnModuleInit {
     });
   }
 
-  // Resolves once the key is loaded (retried on the next call after a failure).
+  // Resolves once the key is loaded (retried on the next call after a failure); a key that cannot be loaded or
+  // opened (database down, KEK missing or wrong) is a 503 naming why, never a 500.
   ready(): Promise<void> {
     if (this.privateKey) return Promise.resolve();
     if (!this.loading) {
       this.loading = this.load().catch((err: unknown) => {
         this.loading = null;
-        throw err;
+        throw unavailable(err);
       });
     }
     return this.loading;
@@ -150,10 +162,14 @@ export class SigningService implements OnModuleInit {
   async refreshSigner(): Promise<void> {
     await this.ready();
     if (this.configuredKid) return;
-    const active = await this.repo.activeStored();
-    if (active && active.kid !== this.kid) {
-      this.useSigner(active);
-      this.logger.log(`bundles are now signed with key ${active.kid}`);
+    try {
+      const active = await this.repo.activeStored();
+      if (active && active.kid !== this.kid) {
+        this.useSigner(active);
+        this.logger.log(`bundles are now signed with key ${active.kid}`);
+      }
+    } catch (err) {
+      throw unavailable(err);
     }
   }
 
