@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { writeCredentials } from '../../apps/agent-sync/src/state/credentials';
 import { type AgentProcess, peakRssKb, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
@@ -113,6 +114,16 @@ describe('bounded downloads', () => {
       '200MB-declared',
       (res) => pour(res, 200 * 1024 * 1024, { 'content-length': String(200 * 1024 * 1024 + 15) }),
       /response of 209715215 bytes exceeds the limit/,
+    );
+    if (kb !== null) expect(kb).toBeLessThan(RSS_LIMIT_KB);
+  });
+
+  it('counts the decoded bytes of a compressed body (a gzip bomb is cut off too)', async () => {
+    const bomb = gzipSync(Buffer.alloc(512 * 1024 * 1024, 0x20), { level: 9 }); // 512 MiB of spaces, ~0.5 MB gzip
+    const kb = await peakAgainst(
+      'gzip-bomb',
+      (res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(bomb),
+      /exceeds the limit of 8388608 bytes/,
     );
     if (kb !== null) expect(kb).toBeLessThan(RSS_LIMIT_KB);
   });
