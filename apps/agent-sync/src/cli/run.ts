@@ -17,6 +17,7 @@ interface RunOptions {
   maxBackoff: string;
   maxResponseBytes: string;
   bodyTimeout: string;
+  maxStatementAge: string;
 }
 
 // Parses a non-negative integer option or throws naming it.
@@ -47,6 +48,11 @@ export function registerRunCommand(program: Command): void {
       'deadline of a response body once its headers arrived',
       String(DEFAULT_BODY_TIMEOUT_MS),
     )
+    .option(
+      '--max-statement-age <sec>',
+      'refuse signed key lists and assignments issued longer ago than this (replays)',
+      '86400',
+    )
     .action(async (opts: RunOptions) => {
       // One agent per state directory (a second `run` would race the first over the layer and the spool).
       const lock = await acquireStateLock(opts.stateDir, opts.once ? 'run --once' : 'run');
@@ -70,6 +76,7 @@ async function runWithLock(opts: RunOptions): Promise<void> {
     maxBackoffMs: Math.max(100, int('--max-backoff', opts.maxBackoff, 3_600_000)),
     maxResponseBytes: Math.max(1024, int('--max-response-bytes', opts.maxResponseBytes, 2 ** 31)),
     bodyTimeoutMs: Math.max(100, int('--body-timeout', opts.bodyTimeout, 3_600_000)),
+    maxStatementAgeMs: Math.max(60, int('--max-statement-age', opts.maxStatementAge, 366 * 86_400)) * 1000,
     stepDelayMs: process.env.HOOKWARDEN_AGENT_TEST_STEP_DELAY_MS
       ? Number(process.env.HOOKWARDEN_AGENT_TEST_STEP_DELAY_MS)
       : 0,
