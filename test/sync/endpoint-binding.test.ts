@@ -193,6 +193,29 @@ describe('bundles bound to the endpoint', () => {
     expect(await checkSh(a)).toBe('755:#!/bin/sh\necho move-a-3\n');
   });
 
+  it('completes a move whose assignment could not be fetched at first (the new bundle is tried again)', async () => {
+    const A = await groupWithReleases('retry-a', 1);
+    const B = await groupWithReleases('retry-b', 1);
+    const a = await enroll(A.secret, 'retry');
+    expect((await once(a)).code).toBe(0);
+    await pointAt(a, hostile.url); // a proxy that forwards everything, but fails the first assignment request
+    let failures = 0;
+    hostile.handler = (req, res) => {
+      if (req.url !== '/v1/agent/assignment' || failures > 0) return false;
+      failures++;
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"unavailable","message":"x"}}');
+      return true;
+    };
+    const proc = spawnAgent(['run', '--state-dir', a.stateDir, '--root', a.root, '--poll-wait', '30']);
+    running.push(proc);
+    await waitFor(() => proc.stderr().includes('agent started'), 20_000, 'the agent');
+    expect((await admin('POST', `/v1/endpoints/${a.endpointId}/move`, { groupId: B.groupId })).status).toBe(200);
+    await waitFor(async () => (await checkSh(a)) === '755:#!/bin/sh\necho retry-b-1\n', 30_000, 'B applied');
+    expect(failures).toBe(1);
+    await stopAgent(proc);
+    hostile.handler = null;
+  });
+
   it('a hostile server cannot replay an older bundle of the group the endpoint just moved to', async () => {
     const A = await groupWithReleases('floor-a', 1);
     const B = await groupWithReleases('floor-b', 1);

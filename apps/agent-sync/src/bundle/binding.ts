@@ -83,6 +83,14 @@ export function floorOf(
   return known.length > 0 ? Math.max(...known) : null;
 }
 
+/** A bundle of another group than the assigned one: refused now, but tried again (the assignment may still arrive). */
+export class ForeignBundle extends BundleRejected {
+  constructor(message: string, revision: number | null) {
+    super(message, revision);
+    this.name = 'ForeignBundle';
+  }
+}
+
 // Refuses a bundle of another group than the assigned one, or one older than the group's floor (replay), or the
 // applied revision with other content.
 export function checkBinding(
@@ -93,7 +101,7 @@ export function checkBinding(
 ): void {
   const group = v.manifest.group;
   if (group.id !== assignment.groupId) {
-    throw new BundleRejected(
+    throw new ForeignBundle(
       `manifest: bundle of group ${group.name} (${group.id}), but this endpoint is assigned to group ` +
         `${assignment.groupId} (assignment epoch ${assignment.epoch}): not for this endpoint`,
       v.revision,

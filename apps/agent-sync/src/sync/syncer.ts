@@ -9,6 +9,7 @@ import {
   checkBinding,
   currentAssignment,
   type DiskBundle,
+  ForeignBundle,
 } from '../bundle/binding';
 import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
 import type { LayerMeta } from '../materialize/layer';
@@ -326,7 +327,9 @@ export class Syncer {
         const message = err instanceof Error ? err.message : String(err);
         const rev = err instanceof BundleRejected ? (err.revision ?? revision) : revision;
         const manifestText = (raw as { manifest?: unknown } | null)?.manifest;
-        if (typeof manifestText === 'string') this.etag = digestOf(manifestText);
+        // A refused bundle is not fetched again (its digest becomes If-None-Match) — except another group's: after a
+        // move whose assignment could not be fetched yet, the same bundle must be tried again (paced by the backoff).
+        if (typeof manifestText === 'string' && !(err instanceof ForeignBundle)) this.etag = digestOf(manifestText);
         const repeated = this.state.lastState === 'failed' && this.state.lastError === message;
         this.state.lastState = 'failed';
         this.state.lastError = message;
