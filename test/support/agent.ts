@@ -13,8 +13,13 @@ export interface AgentProcess {
 }
 
 // Spawns the agent CLI with arguments; stderr/stdout are collected.
-export function spawnAgent(args: string[], env: Record<string, string> = {}): AgentProcess {
+export function spawnAgent(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string } = {},
+): AgentProcess {
   const child = spawn(process.execPath, [AGENT_BIN, ...args], {
+    cwd: options.cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -27,8 +32,8 @@ export function spawnAgent(args: string[], env: Record<string, string> = {}): Ag
 }
 
 // Runs the agent to completion; returns exit code and output.
-export async function runAgent(args: string[], env: Record<string, string> = {}) {
-  const p = spawnAgent(args, env);
+export async function runAgent(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}) {
+  const p = spawnAgent(args, env, options);
   const code = await p.exited;
   return { code, stderr: p.stderr(), stdout: p.stdout() };
 }
@@ -101,4 +106,11 @@ export async function visibleLayer(root: string, managedDir: string): Promise<Re
   await walk('');
   if (req === null && Object.keys(files).length === 0) return null;
   return { 'requirements.toml': req ?? '(missing)', ...files };
+}
+
+// Peak resident set size of a live process in KiB (VmHWM from /proc), or null where /proc is absent.
+export async function peakRssKb(pid: number): Promise<number | null> {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
+  const m = status && /^VmHWM:\s+(\d+) kB/m.exec(status);
+  return m ? Number(m[1]) : null;
 }

@@ -70,11 +70,28 @@ export function signManifest(key: SigningKeyPair, manifest: unknown): FakeBundle
   return { manifest: text, signature: key.sign(text), keyId: key.kid };
 }
 
+/** Answers a request itself (hostile behaviours: endless or slow bodies, ignoring If-None-Match); false: default. */
+export type FakeHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => boolean;
+
 export class FakeBundleServer {
   bundle: FakeBundle | null = null;
   readonly statuses: any[] = [];
+  /** Requests seen, as "METHOD /path", in order. */
+  readonly requests: string[] = [];
+  /** Overrides any route (return true when it answered). */
+  handler: FakeHandler | null = null;
+  /** Served at GET /v1/agent/keys and GET /v1/agent/assignment when set. */
+  keyList: unknown = null;
+  assignment: unknown = null;
+  /** When set, every request nothing above answered is forwarded there (a hostile proxy in front of the real API). */
+  upstream: string | null = null;
   private server!: http.Server;
   url = '';
+
+  // Number of requests seen for "METHOD /path".
+  count(what: string): number {
+    return this.requests.filter((r) => r === what).length;
+  }
 
   // Listens on a loopback ephemeral port.
   async start(port = 0): Promise<void> {
@@ -82,6 +99,17 @@ export class FakeBundleServer {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
+        this.requests.push(`${req.method} ${req.url}`);
+        if (this.handler?.(req, res, body)) return;
+        if (req.url === '/v1/agent/keys' && this.keyList) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.keyList));
+          return;
+        }
+        if (req.url === '/v1/agent/assignment' && this.assignment) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.assignment));
+          return;
+        }
+        if (this.upstream) return void this.forward(req, res, body);
         if (req.url === '/v1/agent/status' && req.method === 'POST') {
           this.statuses.push(JSON.parse(body));
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');
@@ -99,6 +127,30 @@ export class FakeBundleServer {
     });
     await new Promise<void>((r) => this.server.listen(port, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  // Forwards a request to the upstream API and relays its answer.
+  private async forward(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const name of ['authorization', 'content-type', 'if-none-match', 'prefer', 'user-agent']) {
+      const v = req.headers[name];
+      if (typeof v === 'string') headers[name] = v;
+    }
+    try {
+      const r = await fetch(this.upstream + req.url!, {
+        method: req.method,
+        headers,
+        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
+      });
+      const out: Record<string, string> = {};
+      for (const name of ['content-type', 'etag', 'retry-after']) {
+        const v = r.headers.get(name);
+        if (v) out[name] = v;
+      }
+      res.writeHead(r.status, out).end(Buffer.from(await r.arrayBuffer()));
+    } catch {
+      res.writeHead(502).end();
+    }
   }
 
   // Stops listening (connections are dropped).

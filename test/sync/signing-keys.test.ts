@@ -3,7 +3,7 @@ import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canonicalJson } from '@hookwarden/hook-core';
+import { type KeyList, keyListSigningPayload } from '@hookwarden/hook-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentProcess, runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
@@ -70,10 +70,10 @@ async function release(policyId: string, groupId: string, marker: string, on: Te
 }
 
 // True when the key list verifies with the public key of the key that signed it.
-function listVerifies(list: { keys: unknown[]; keyId: string; signature: string }, publicKeyPem: string): boolean {
+function listVerifies(list: KeyList, publicKeyPem: string): boolean {
   return verify(
     null,
-    Buffer.from(canonicalJson(list.keys), 'utf8'),
+    keyListSigningPayload(list),
     createPublicKey(publicKeyPem),
     Buffer.from(list.signature, 'base64'),
   );
@@ -142,6 +142,10 @@ describe('signing key rotation', () => {
     expect(retired.body).toMatchObject({ kid: k1.kid, status: 'retired' });
     expect(retired.body.retiredAt).not.toBeNull();
     expect((await admin('POST', `/v1/signing-keys/${k1.kid}/retire`)).status).toBe(200); // twice: harmless
+    // Retiring destroyed the private half (no served bundle was signed by it any more); the public half stays listed.
+    const [k1row] = await query(api.db.url, `SELECT private_key_sealed FROM signing_keys WHERE kid = $1`, [k1.kid]);
+    expect(k1row.private_key_sealed).toBeNull();
+    expect(retired.body.source).toBe('public_only');
 
     // The key list sent to agents no longer contains the retired key (on every instance, once its cache expires
     // there: 10 s; this instance at once) and is signed by a key that stays trusted.
@@ -149,6 +153,9 @@ describe('signing key rotation', () => {
     expect(list2.body.keys.map((k: any) => k.kid)).toEqual([k2.kid]);
     expect(list2.body.keyId).toBe(k2.kid);
     expect(listVerifies(list2.body, k2.publicKeyPem)).toBe(true);
+    // Every change of the list raised its sequence: created k1, k2 (2), retired k1 (3).
+    expect([list1.body.sequence, list2.body.sequence]).toEqual([2, 3]);
+    expect(Number.isNaN(Date.parse(list2.body.issuedAt))).toBe(false);
     expect((await admin('POST', `/v1/signing-keys/${k1.kid}/activate`)).status).toBe(409);
 
     // The agent keeps applying releases signed by the new key; a machine enrolled now trusts only the new key.

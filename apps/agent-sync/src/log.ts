@@ -25,3 +25,13 @@ export function logThrottled(key: string, level: Level, msg: string, fields: Rec
 export function clearThrottle(key: string): void {
   lastByKey.delete(key);
 }
+
+/** Longest text the agent logs or reports in one field. */
+export const MAX_MESSAGE_CHARS = 2000;
+
+// Cuts text to `max` characters (marking the cut), so a huge server message never floods a log line or a report.
+export function truncate(text: string, max = MAX_MESSAGE_CHARS): string {
+  if (text.length <= max) return text;
+  const marker = ` … (${text.length - max + 1} more characters)`;
+  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+}

@@ -1,11 +1,13 @@
 // `hookwarden-agent enroll --server URL --secret S`: registers this machine and stores its credential (0600).
 import os from 'node:os';
 import type { Command } from 'commander';
+import { type SignedStatement, verifyAssignment } from '@hookwarden/hook-core';
+import { keyListDecision } from '../sync/trusted-keys';
 import { ApiClient } from '../client/api-client';
 import { writeCredentials } from '../state/credentials';
 import { machineId } from '../state/machine-id';
 import { AGENT_VERSION } from '../version';
-import { defaultStateDir } from './options';
+import { absoluteDir, defaultStateDir } from './options';
 
 interface EnrollAnswer {
   endpointId: string;
@@ -13,6 +15,10 @@ interface EnrollAnswer {
   credential: string;
   reenrolled: boolean;
   publicKeys: Array<{ kid: string; publicKeyPem: string }>;
+  /** The signed group assignment (servers before assignments were signed send none). */
+  assignment?: SignedStatement;
+  /** The signed key list (its sequence becomes the floor for later lists). */
+  keyList?: unknown;
 }
 
 // Adds the enroll command.
@@ -22,8 +28,8 @@ export function registerEnrollCommand(program: Command): void {
     .description('enroll this machine with a Hookwarden server using an enrollment secret')
     .requiredOption('--server <url>', 'API base URL, e.g. https://hookwarden.example.com')
     .option('--secret <secret>', 'enrollment secret (hws_…); or set HOOKWARDEN_ENROLL_SECRET')
-    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
-    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/')
+    .option('--state-dir <dir>', 'agent state directory', absoluteDir, defaultStateDir())
+    .option('--root <dir>', 'prefix for system paths (tests, containers)', absoluteDir, '/')
     .option('--hostname <name>', 'override the reported hostname')
     .action(async (opts: { server: string; secret?: string; stateDir: string; root: string; hostname?: string }) => {
       const secret = opts.secret ?? process.env.HOOKWARDEN_ENROLL_SECRET;
@@ -38,7 +44,24 @@ export function registerEnrollCommand(program: Command): void {
           machineId: id,
           agentVersion: AGENT_VERSION,
         },
+        maxBodyBytes: 1024 * 1024,
       });
+      // The assignment must verify with the keys of the same answer and name this endpoint and group.
+      if (answer.assignment !== undefined) {
+        const a = verifyAssignment(answer.assignment, answer.publicKeys);
+        if (a.endpointId !== answer.endpointId || a.groupId !== answer.groupId) {
+          throw new Error(
+            `enroll: the server's assignment names endpoint ${a.endpointId} in group ${a.groupId}, ` +
+              `not ${answer.endpointId} in ${answer.groupId}`,
+          );
+        }
+      }
+      let keyListSequence: number | undefined;
+      if (answer.keyList !== undefined) {
+        const d = keyListDecision(answer.keyList, answer.publicKeys, 0, Date.now(), Number.POSITIVE_INFINITY);
+        if (d.kind === 'refuse') throw new Error(`enroll: the server's ${d.reason}`);
+        keyListSequence = d.sequence;
+      }
       await writeCredentials(opts.stateDir, {
         serverUrl: client.baseUrl,
         endpointId: answer.endpointId,
@@ -47,6 +70,16 @@ export function registerEnrollCommand(program: Command): void {
         machineId: id,
         publicKeys: answer.publicKeys,
         enrolledAt: new Date().toISOString(),
+        ...(keyListSequence !== undefined ? { keyListSequence } : {}),
+        ...(answer.assignment
+          ? {
+              assignment: {
+                statement: answer.assignment.statement,
+                signature: answer.assignment.signature,
+                keyId: answer.assignment.keyId,
+              },
+            }
+          : {}),
       });
       process.stdout.write(
         `${answer.reenrolled ? 're-enrolled' : 'enrolled'} endpoint ${answer.endpointId} in group ${answer.groupId}\n`,

@@ -11,7 +11,7 @@ import { readCredentials } from '../state/credentials';
 import { AGENT_VERSION } from '../version';
 import { captureArgs, readCaptureSettings, refreshCaptureSettings } from '../spool/capture-settings';
 import { SpoolUploader } from '../spool/uploader';
-import { defaultStateDir } from './options';
+import { absoluteDir, defaultStateDir } from './options';
 
 /** The spool directory inside the agent's state directory. */
 export function spoolDirOf(stateDir: string): string {
@@ -37,8 +37,8 @@ function takeOption(args: string[], name: string, fallback: string): string {
 // The zerotwo-hooks argv with the endpoint's locations and policy appended (after the user's, so they win).
 export async function hooksArgv(args: string[]): Promise<string[]> {
   const rest = [...args];
-  const root = takeOption(rest, '--root', '/');
-  const stateDir = takeOption(rest, '--state-dir', defaultStateDir());
+  const root = absoluteDir(takeOption(rest, '--root', '/'));
+  const stateDir = absoluteDir(takeOption(rest, '--state-dir', defaultStateDir()));
   if (rest.length === 0 || rest[0]!.startsWith('-')) return rest; // help, version: nothing to preset
   const state = await readAgentState(stateDir);
   const settings = await readCaptureSettings(stateDir);
@@ -88,7 +88,7 @@ export function registerHooksCommands(program: Command): void {
   program
     .command('upload-runs')
     .description('upload the hook-run spool to the server (loop; --once drains it once)')
-    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
+    .option('--state-dir <dir>', 'agent state directory', absoluteDir, defaultStateDir())
     .option('--once', 'upload what is spooled now and exit (exit 1 when the server refused)')
     .option('--interval-ms <ms>', 'pause between rounds', '2000')
     .action(async (opts: { stateDir: string; once?: boolean; intervalMs: string }) => {

@@ -10,9 +10,15 @@ export function defaultStateDir(): string {
   return '/var/lib/hookwarden-agent';
 }
 
-// Adds the location options every agent command shares (state directory and system-path prefix).
+// Resolves a directory option against the working directory (a relative --root would make managed_dir and the
+// requirements link point somewhere else once read from another directory).
+export function absoluteDir(value: string): string {
+  return path.resolve(value);
+}
+
+// Adds the location options every agent command shares (state directory and system-path prefix), made absolute.
 export function withLocationOptions(command: Command): Command {
   return command
-    .option('--state-dir <dir>', 'agent state directory', defaultStateDir())
-    .option('--root <dir>', 'prefix for system paths (tests, containers)', '/');
+    .option('--state-dir <dir>', 'agent state directory', absoluteDir, defaultStateDir())
+    .option('--root <dir>', 'prefix for system paths (tests, containers)', absoluteDir, '/');
 }

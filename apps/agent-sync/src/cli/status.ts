@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { Layer } from '../materialize/layer';
 import { readAgentState } from '../state/agent-state';
 import { readCredentials } from '../state/credentials';
+import { currentAssignment } from '../bundle/binding';
 import { withLocationOptions } from './options';
 
 // Adds the status command.
@@ -19,6 +20,9 @@ export function registerStatusCommand(program: Command): void {
         enrolled: !!creds,
         endpointId: creds?.endpointId ?? null,
         server: creds?.serverUrl ?? null,
+        groupId: creds ? currentAssignment(creds).groupId : null,
+        assignmentEpoch: creds ? currentAssignment(creds).epoch : null,
+        keyListSequence: creds?.keyListSequence ?? null,
         policyVersion: disk.meta?.policyVersion ?? null,
         revision: disk.meta?.revision ?? null,
         digest: disk.meta?.digest ?? null,
@@ -33,6 +37,7 @@ export function registerStatusCommand(program: Command): void {
       }
       const lines = [
         `enrolled:       ${out.enrolled ? `yes (endpoint ${out.endpointId} at ${out.server})` : 'no'}`,
+        `group:          ${out.groupId ?? '-'} (assignment epoch ${out.assignmentEpoch ?? '-'})`,
         `policy version: ${out.policyVersion ?? '-'}`,
         `revision:       ${out.revision ?? '-'}`,
         `last check-in:  ${out.lastCheckIn ?? 'never'}`,

@@ -1,4 +1,5 @@
-// Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After.
+// Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After, and
+// bounded bodies (a size cap enforced while streaming and a deadline on slow bodies, whatever the server sends).
 import { parseErrorBody } from '@hookwarden/hook-core';
 
 /** A non-2xx answer from the API (the error body's code and message when present). */
@@ -23,13 +24,102 @@ export class ApiNetworkError extends Error {
   }
 }
 
+/** A response body broke its bounds (too large, too slow, or not the JSON it should be). */
+export class ApiBodyError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'too_large' | 'too_slow' | 'malformed' | 'aborted',
+  ) {
+    super(message);
+    this.name = 'ApiBodyError';
+  }
+}
+
 // Parses Retry-After (seconds or an HTTP date) into milliseconds; null when absent or invalid.
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (!value) return null;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (/^\d{1,9}$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (trimmed.length > 64) return null;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** Default bounds of a response body the agent reads. */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
+/** Error bodies are only read for their code and message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export interface BodyLimits {
+  /** Largest body accepted (bytes after content decoding); larger ones are cut off while streaming. */
+  maxBytes?: number;
+  /** How long the body may take once the headers arrived. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+// Reads a response body into memory within `limits`; throws ApiBodyError (and cancels the stream) beyond them.
+export async function readBody(res: Response, what: string, limits: BodyLimits = {}): Promise<Buffer> {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const timeoutMs = limits.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new ApiBodyError(
+      `${what}: response of ${declared} bytes exceeds the limit of ${maxBytes} bytes`,
+      'too_large',
+    );
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const ended: { failure: ApiBodyError | null } = { failure: null };
+  const stop = (err: ApiBodyError): ApiBodyError => {
+    ended.failure ??= err;
+    void reader.cancel(err).catch(() => undefined);
+    return ended.failure;
+  };
+  const timer = setTimeout(
+    () => void stop(new ApiBodyError(`${what}: response body not complete within ${timeoutMs} ms`, 'too_slow')),
+    timeoutMs,
+  );
+  const onAbort = (): void => void stop(new ApiBodyError(`${what}: aborted`, 'aborted'));
+  limits.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      let step: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        step = await reader.read();
+      } catch (err) {
+        if (ended.failure) throw ended.failure;
+        throw new ApiNetworkError(`${what}: ${err instanceof Error ? err.message : String(err)}`, err);
+      }
+      if (ended.failure) throw ended.failure;
+      if (step.done) break;
+      total += step.value.byteLength;
+      if (total > maxBytes) {
+        throw stop(new ApiBodyError(`${what}: response exceeds the limit of ${maxBytes} bytes`, 'too_large'));
+      }
+      chunks.push(step.value);
+    }
+  } finally {
+    clearTimeout(timer);
+    limits.signal?.removeEventListener('abort', onAbort);
+    reader.releaseLock();
+  }
+  return Buffer.concat(chunks, total);
+}
+
+// Reads and parses a JSON body within `limits`.
+export async function readJson<T = unknown>(res: Response, what: string, limits: BodyLimits = {}): Promise<T> {
+  const body = await readBody(res, what, limits);
+  try {
+    return JSON.parse(body.toString('utf8')) as T;
+  } catch {
+    throw new ApiBodyError(`${what}: response is not JSON`, 'malformed');
+  }
 }
 
 export interface RequestOptions {
@@ -40,6 +130,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Statuses returned as-is instead of thrown (e.g. 304). */
   accept?: number[];
+  /** Bounds of the answer's body when read with json() (default: the client's). */
+  maxBodyBytes?: number;
 }
 
 export interface ApiClientOptions {
@@ -47,6 +139,10 @@ export interface ApiClientOptions {
   credential?: string;
   timeoutMs?: number;
   userAgent?: string;
+  /** Largest response body read (default 16 MiB). */
+  maxBodyBytes?: number;
+  /** Deadline of a response body once its headers arrived (default 60 s). */
+  bodyTimeoutMs?: number;
 }
 
 export class ApiClient {
@@ -54,6 +150,15 @@ export class ApiClient {
 
   constructor(private readonly options: ApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** The body bounds of this client. */
+  limits(opts: { maxBodyBytes?: number; signal?: AbortSignal } = {}): BodyLimits {
+    return {
+      maxBytes: opts.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      timeoutMs: this.options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+      signal: opts.signal,
+    };
   }
 
   // Sends a request; returns the Response for 2xx and accepted statuses, throws ApiHttpError/ApiNetworkError otherwise.
@@ -83,20 +188,37 @@ export class ApiClient {
     let code = `http_${res.status}`;
     let message = `${method} ${path}: HTTP ${res.status}`;
     try {
-      const parsed = parseErrorBody(await res.json());
+      const parsed = parseErrorBody(
+        await readJson(res, `${method} ${path}`, {
+          ...this.limits({ maxBodyBytes: MAX_ERROR_BODY_BYTES, signal }),
+          timeoutMs: Math.min(10_000, this.options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
+        }),
+      );
       if (parsed) {
-        code = parsed.code;
-        message = `${method} ${path}: ${res.status} ${parsed.message}`;
+        code = parsed.code.slice(0, 100);
+        message = `${method} ${path}: ${res.status} ${parsed.message.slice(0, 1000)}`;
       }
     } catch {
-      // not JSON
+      // not JSON, too large or too slow: the status says enough
     }
     throw new ApiHttpError(res.status, code, message, parseRetryAfter(res.headers.get('retry-after')));
   }
 
-  // JSON request → parsed JSON answer.
+  // Reads a response's JSON body within this client's bounds.
+  async readJson<T>(res: Response, what: string, opts: { maxBodyBytes?: number; signal?: AbortSignal } = {}) {
+    return readJson<T>(res, what, this.limits(opts));
+  }
+
+  // JSON request → parsed JSON answer (body bounded).
   async json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await this.request(method, path, opts);
-    return (await res.json()) as T;
+    return this.readJson<T>(res, `${method} ${path}`, { maxBodyBytes: opts.maxBodyBytes, signal: opts.signal });
+  }
+
+  // Sends a request whose answer body is not needed, and discards that body without reading it.
+  async send(method: string, path: string, opts: RequestOptions = {}): Promise<number> {
+    const res = await this.request(method, path, opts);
+    await res.body?.cancel().catch(() => undefined);
+    return res.status;
   }
 }

@@ -1,4 +1,4 @@
-// Exponential backoff with full jitter, capped; a server's Retry-After takes precedence.
+// Exponential backoff with full jitter, capped; a server's Retry-After takes precedence. Plus an abortable sleep.
 export class Backoff {
   private failures = 0;
 
@@ -24,4 +24,20 @@ export class Backoff {
   get attempts(): number {
     return this.failures;
   }
+}
+
+// Waits `ms` or until `signal` aborts; the abort listener is removed either way (no listener piles up per retry).
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -15,6 +15,8 @@ export const LAYER_DIR = '.hookwarden-layer';
 const META = 'layer.json';
 
 export interface LayerMeta {
+  /** The group whose bundle this is (absent in layers written before bundles were bound to an assignment). */
+  groupId?: string;
   revision: number;
   digest: string;
   policyVersion: number;
@@ -305,6 +307,7 @@ export class Layer {
     }
     if (source) await this.carryForeign(source, managed, '', owned, new Set(bundle.files.map((f) => f.path)));
     const meta: LayerMeta = {
+      groupId: bundle.manifest.group.id,
       revision: bundle.revision,
       digest: bundle.digest,
       policyVersion: bundle.manifest.policyVersion,

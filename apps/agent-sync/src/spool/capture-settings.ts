@@ -20,7 +20,9 @@ export async function readCaptureSettings(stateDir: string): Promise<CaptureSett
 
 // Fetches the endpoint's settings from the server and caches them atomically.
 export async function refreshCaptureSettings(client: ApiClient, stateDir: string): Promise<CaptureSettings> {
-  const settings = captureSettingsSchema.parse(await client.json<unknown>('GET', '/v1/agent/audit-settings'));
+  const settings = captureSettingsSchema.parse(
+    await client.json<unknown>('GET', '/v1/agent/audit-settings', { maxBodyBytes: 1024 * 1024 }),
+  );
   await writeFileAtomic(path.join(stateDir, CAPTURE_SETTINGS_FILE), JSON.stringify(settings, null, 2) + '\n', 0o600);
   return settings;
 }

@@ -119,7 +119,7 @@ export class SpoolUploader {
     const body = gzipSync(lines.join('\n') + '\n');
     const state = await readSpoolState(this.opts.spoolDir);
     try {
-      await this.opts.client.request('POST', '/v1/agent/hook-runs', {
+      await this.opts.client.send('POST', '/v1/agent/hook-runs', {
         body,
         headers: {
           'content-type': 'application/x-ndjson',
@@ -153,7 +153,7 @@ export class SpoolUploader {
     this.counters = { uploadsPending: pending, recordsDropped: state.droppedTotal };
   }
 
-  // Waits `ms` or until stop().
+  // Waits `ms` or until stop() (one pending wake-up at a time: nothing accumulates across rounds).
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);

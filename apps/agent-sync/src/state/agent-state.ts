@@ -16,6 +16,8 @@ export interface AgentState {
   lastError: string | null;
   drift: string[];
   driftRepairedAt: string | null;
+  /** Per group: the highest revision applied (or named as the floor by an assignment); older bundles are replays. */
+  revisionFloors: Record<string, number>;
 }
 
 export const EMPTY_STATE: AgentState = {
@@ -28,6 +30,7 @@ export const EMPTY_STATE: AgentState = {
   lastError: null,
   drift: [],
   driftRepairedAt: null,
+  revisionFloors: {},
 };
 
 // Reads a JSON file, or null when missing or unreadable.
@@ -42,7 +45,14 @@ async function readJson(file: string): Promise<unknown> {
 // The agent state (defaults when absent).
 export async function readAgentState(stateDir: string): Promise<AgentState> {
   const raw = await readJson(path.join(stateDir, STATE_FILE));
-  return { ...EMPTY_STATE, ...(raw && typeof raw === 'object' ? (raw as Partial<AgentState>) : {}) };
+  const state = { ...EMPTY_STATE, ...(raw && typeof raw === 'object' ? (raw as Partial<AgentState>) : {}) };
+  const floors: Record<string, number> = {};
+  if (state.revisionFloors && typeof state.revisionFloors === 'object') {
+    for (const [group, rev] of Object.entries(state.revisionFloors)) {
+      if (Number.isSafeInteger(rev) && rev > 0) floors[group] = rev;
+    }
+  }
+  return { ...state, revisionFloors: floors };
 }
 
 // Stores the agent state atomically.

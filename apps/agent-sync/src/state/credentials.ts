@@ -1,7 +1,7 @@
 // The endpoint's enrollment state: server, endpoint id, credential and trusted bundle keys (mode 0600).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { trustedKeySchema } from '@hookwarden/hook-core';
+import { signedStatementSchema, trustedKeySchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-file';
 
@@ -14,6 +14,10 @@ export const credentialsSchema = z.object({
   /** Public keys (Ed25519, SPKI PEM) trusted to sign bundles, by key id. */
   publicKeys: z.array(trustedKeySchema).min(1),
   enrolledAt: z.iso.datetime(),
+  /** The newest signed assignment statement adopted (verified when adopted); absent for agents enrolled before. */
+  assignment: signedStatementSchema.optional(),
+  /** Sequence of the newest signed key list adopted: a list with a lower one is a replay (absent: none yet). */
+  keyListSequence: z.number().int().min(0).optional(),
 });
 export type Credentials = z.infer<typeof credentialsSchema>;
 

@@ -1,13 +1,24 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
 import { boundStatusErrors } from '@hookwarden/hook-core';
 import { ApiClient, ApiHttpError } from '../client/api-client';
-import { Backoff } from '../client/backoff';
+import { Backoff, sleep } from '../client/backoff';
+import { verifyAssignment } from '@hookwarden/hook-core';
+import {
+  type Assignment,
+  assignmentDecision,
+  checkBinding,
+  currentAssignment,
+  type DiskBundle,
+  ForeignBundle,
+} from '../bundle/binding';
 import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
-import { clearThrottle, log, logThrottled } from '../log';
+import type { LayerMeta } from '../materialize/layer';
+import { clearThrottle, log, logThrottled, truncate } from '../log';
 import { Layer } from '../materialize/layer';
 import { type AgentState, readAgentState, readLastGood, writeAgentState, writeLastGood } from '../state/agent-state';
 import { type Credentials, readCredentials, writeCredentials } from '../state/credentials';
 import { AGENT_VERSION } from '../version';
+import { boundedReport } from './report';
 import { fetchTrustedKeys } from './trusted-keys';
 
 export interface SyncOptions {
@@ -16,6 +27,12 @@ export interface SyncOptions {
   pollWaitSec: number;
   driftIntervalSec: number;
   maxBackoffMs: number;
+  /** Largest response body the agent reads (bundle, key list, every answer); default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Deadline of a response body once its headers arrived; default 60 s. */
+  bodyTimeoutMs?: number;
+  /** Signed statements (assignment, key list) issued longer ago than this are refused as stale; default 24 h. */
+  maxStatementAgeMs?: number;
   stepDelayMs?: number;
   /** Upload counters reported in status (filled by the spool uploader). */
   counters?: () => { uploadsPending: number; recordsDropped: number };
@@ -34,11 +51,22 @@ interface StatusReport {
 
 export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
 
+/** How often the daemon refreshes its key list even when no unknown key id shows up. */
+const KEY_REFRESH_MS = 3600_000;
+
+/** Default bound on the age of a signed statement the agent adopts. */
+export const DEFAULT_MAX_STATEMENT_AGE_MS = 24 * 3600_000;
+
+/** An answer faster than this that brought nothing new means the server did not hold the long poll. */
+const FAST_ANSWER_MS = 1000;
+
 export class Syncer {
   private creds!: Credentials;
   private client!: ApiClient;
   private readonly layer: Layer;
   private state!: AgentState;
+  /** The group this endpoint is assigned to (from the newest signed assignment it adopted). */
+  private assignment!: Assignment;
   /** The digest sent as If-None-Match: the applied bundle, or the last refused one (not fetched again). */
   private etag: string | null = null;
   private pending: StatusReport | null = null;
@@ -46,6 +74,10 @@ export class Syncer {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly backoff: Backoff;
+  /** When the key list was last fetched (it is refreshed on start and every KEY_REFRESH_MS, so retirements arrive). */
+  private keysRefreshedAt = 0;
+  /** The last refusal queued for a report (a repeated refusal is not reported again). */
+  private lastReportedError: string | null = null;
 
   constructor(private readonly opts: SyncOptions) {
     this.layer = new Layer({ root: opts.root, stepDelayMs: opts.stepDelayMs, stateDir: opts.stateDir });
@@ -68,9 +100,17 @@ export class Syncer {
       baseUrl: creds.serverUrl,
       credential: creds.credential,
       userAgent: `hookwarden-agent/${AGENT_VERSION}`,
+      maxBodyBytes: this.opts.maxResponseBytes,
+      bodyTimeoutMs: this.opts.bodyTimeoutMs,
     });
     this.state = await readAgentState(this.opts.stateDir);
+    this.assignment = currentAssignment(creds);
     await this.layer.recover();
+    // Layers applied before per-group floors existed: the disk's revision is the floor of its group.
+    const disk = this.diskBundle((await this.layer.current())?.meta ?? null);
+    if (disk && this.state.revisionFloors[disk.groupId] === undefined) {
+      this.state.revisionFloors[disk.groupId] = disk.revision;
+    }
     await this.locked(() => this.restoreFromLastGood());
     this.etag = (await this.layer.current())?.meta.digest ?? null;
   }
@@ -90,7 +130,8 @@ export class Syncer {
       log('error', 'the last good bundle in the state directory does not verify; ignoring it', { error: String(err) });
       return;
     }
-    if (!disk || disk.meta.revision < v.revision) {
+    const onDisk = this.diskBundle(disk?.meta ?? null);
+    if (!onDisk || (onDisk.groupId === v.manifest.group.id && onDisk.revision < v.revision)) {
       await this.layer.apply(v);
       this.noteApplied(v);
       log('info', 'restored the managed layer from the last good bundle', { revision: v.revision });
@@ -101,14 +142,78 @@ export class Syncer {
     await this.checkDrift();
   }
 
+  // The group, revision and digest of a layer on disk (layers from before groups were recorded: the assigned group).
+  private diskBundle(meta: LayerMeta | null): DiskBundle | null {
+    if (!meta) return null;
+    return { groupId: meta.groupId ?? this.assignment.groupId, revision: meta.revision, digest: meta.digest };
+  }
+
+  // Fetches this endpoint's signed assignment and adopts it when it is newer (a move); refusals are logged.
+  private async refreshAssignment(): Promise<void> {
+    let raw: unknown;
+    try {
+      raw = await this.client.json('GET', '/v1/agent/assignment', {
+        timeoutMs: 15_000,
+        maxBodyBytes: 64 * 1024,
+        signal: this.abort.signal,
+      });
+      const keyId = (raw as { keyId?: unknown } | null)?.keyId;
+      if (typeof keyId === 'string' && !this.creds.publicKeys.some((k) => k.kid === keyId)) await this.refreshKeys();
+    } catch (err) {
+      logThrottled('assignment', 'warn', 'could not fetch the assignment', { error: truncate(String(err)) });
+      return;
+    }
+    let next;
+    try {
+      next = verifyAssignment(raw, this.creds.publicKeys);
+    } catch (err) {
+      logThrottled('assignment-bad', 'error', 'refused an assignment statement', { error: truncate(String(err)) });
+      return;
+    }
+    const decision = assignmentDecision(
+      this.assignment,
+      next,
+      this.creds.endpointId,
+      Date.now(),
+      this.opts.maxStatementAgeMs ?? DEFAULT_MAX_STATEMENT_AGE_MS,
+    );
+    if (decision.kind === 'same') return;
+    if (decision.kind === 'refuse') {
+      logThrottled(`assignment:${decision.reason}`, 'error', 'refused an assignment statement', {
+        reason: decision.reason,
+      });
+      return;
+    }
+    const from = this.assignment;
+    this.assignment = { groupId: next.groupId, epoch: next.epoch, minRevision: next.minRevision };
+    if (next.minRevision !== null) {
+      this.state.revisionFloors[next.groupId] = Math.max(
+        this.state.revisionFloors[next.groupId] ?? 0,
+        next.minRevision,
+      );
+    }
+    const { statement, signature, keyId } = raw as { statement: string; signature: string; keyId: string };
+    this.creds = { ...this.creds, groupId: next.groupId, assignment: { statement, signature, keyId } };
+    await writeCredentials(this.opts.stateDir, this.creds);
+    await this.saveState();
+    log('info', 'adopted a new group assignment', {
+      fromGroupId: from.groupId,
+      groupId: next.groupId,
+      epoch: next.epoch,
+    });
+  }
+
   // Records an applied bundle in the agent state.
   private noteApplied(v: VerifiedBundle): void {
+    const group = v.manifest.group.id;
+    this.state.revisionFloors[group] = Math.max(this.state.revisionFloors[group] ?? 0, v.revision);
     this.state.appliedRevision = v.revision;
     this.state.appliedDigest = v.digest;
     this.state.policyVersion = v.manifest.policyVersion;
     this.state.appliedAt = new Date().toISOString();
     this.state.lastState = 'applied';
     this.state.lastError = null;
+    this.lastReportedError = null;
     this.etag = v.digest;
   }
 
@@ -139,8 +244,8 @@ export class Syncer {
     report.appliedDigest = disk.meta?.digest ?? null;
     report.files = disk.files;
     try {
-      await this.client.request('POST', '/v1/agent/status', {
-        body: report,
+      await this.client.send('POST', '/v1/agent/status', {
+        body: boundedReport(report),
         timeoutMs: 15_000,
         signal: this.abort.signal,
       });
@@ -161,15 +266,31 @@ export class Syncer {
     }
   }
 
-  // Accepts keys announced by the server when a trusted key signed the list.
+  // Adopts the server's key list when a trusted key signed it, its sequence is not below the one held and it is
+  // fresh; a refused list changes nothing (logged at most once a minute).
   private async refreshKeys(): Promise<void> {
+    this.keysRefreshedAt = Date.now();
     try {
-      const keys = await fetchTrustedKeys(this.client, this.creds.publicKeys);
-      if (!keys || keys.length === 0) return;
-      this.creds = { ...this.creds, publicKeys: keys };
+      const d = await fetchTrustedKeys(
+        this.client,
+        this.creds.publicKeys,
+        this.creds.keyListSequence ?? 0,
+        this.opts.maxStatementAgeMs ?? DEFAULT_MAX_STATEMENT_AGE_MS,
+        this.abort.signal,
+      );
+      if (d.kind === 'refuse') {
+        logThrottled(`keys:${d.reason}`, 'error', 'refused the key list', { reason: truncate(d.reason) });
+        return;
+      }
+      const same =
+        d.sequence === this.creds.keyListSequence && JSON.stringify(d.keys) === JSON.stringify(this.creds.publicKeys);
+      if (same) return;
+      const dropped = this.creds.publicKeys.filter((k) => !d.keys.some((n) => n.kid === k.kid)).map((k) => k.kid);
+      this.creds = { ...this.creds, publicKeys: d.keys, keyListSequence: d.sequence };
       await writeCredentials(this.opts.stateDir, this.creds);
+      log('info', 'adopted the key list', { sequence: d.sequence, keys: d.keys.map((k) => k.kid), dropped });
     } catch (err) {
-      logThrottled('keys', 'warn', 'could not refresh the trusted keys', { error: String(err) });
+      logThrottled('keys', 'warn', 'could not refresh the trusted keys', { error: truncate(String(err)) });
     }
   }
 
@@ -181,8 +302,12 @@ export class Syncer {
       const disk = await this.layer.current();
       let revision: number | null = null;
       try {
-        const v = verifyBundle(raw, this.creds.publicKeys, disk?.meta.revision ?? null, disk?.meta.digest ?? null);
+        // Signature and content first; then the binding: the assigned group (a bundle of another group makes the
+        // agent ask for its assignment once: a move is adopted only from a newer signed statement) and its floor.
+        const v = verifyBundle(raw, this.creds.publicKeys, null, null);
         revision = v.revision;
+        if (v.manifest.group.id !== this.assignment.groupId) await this.refreshAssignment();
+        checkBinding(v, this.assignment, this.state.revisionFloors, this.diskBundle(disk?.meta ?? null));
         if (disk && disk.meta.digest === v.digest) {
           this.etag = v.digest;
           return 'unchanged';
@@ -202,12 +327,20 @@ export class Syncer {
         const message = err instanceof Error ? err.message : String(err);
         const rev = err instanceof BundleRejected ? (err.revision ?? revision) : revision;
         const manifestText = (raw as { manifest?: unknown } | null)?.manifest;
-        if (typeof manifestText === 'string') this.etag = digestOf(manifestText);
+        // A refused bundle is not fetched again (its digest becomes If-None-Match) — except another group's: after a
+        // move whose assignment could not be fetched yet, the same bundle must be tried again (paced by the backoff).
+        if (typeof manifestText === 'string' && !(err instanceof ForeignBundle)) this.etag = digestOf(manifestText);
+        const repeated = this.state.lastState === 'failed' && this.state.lastError === message;
         this.state.lastState = 'failed';
         this.state.lastError = message;
         await this.saveState();
-        log('error', 'refused bundle', { revision: rev, error: message });
-        this.queueReport('failed', rev, [message]);
+        logThrottled(`refused:${truncate(message, 200)}`, 'error', 'refused bundle', {
+          revision: rev,
+          error: truncate(message),
+        });
+        // The same refusal again (a server that keeps sending it) is reported once, not on every attempt.
+        if (!repeated || this.lastReportedError !== message) this.queueReport('failed', rev, [message]);
+        this.lastReportedError = message;
         return 'refused';
       }
     });
@@ -255,7 +388,7 @@ export class Syncer {
       await res.body?.cancel();
       return res.status === 304 ? 'not-modified' : 'none';
     }
-    return this.applyRaw(await res.json());
+    return this.applyRaw(await this.client.readJson(res, 'GET /v1/agent/bundle', { signal: this.abort.signal }));
   }
 
   // The daemon loop: long polls with backoff until stop(); drift checks on a timer.
@@ -268,38 +401,38 @@ export class Syncer {
     }, this.opts.driftIntervalSec * 1000);
     try {
       while (!this.stopped) {
+        if (Date.now() - this.keysRefreshedAt >= KEY_REFRESH_MS) await this.refreshKeys();
+        const started = Date.now();
+        let delay: number | null = null;
         try {
-          await this.pollOnce(this.opts.pollWaitSec);
-          this.backoff.reset();
+          const outcome = await this.pollOnce(this.opts.pollWaitSec);
           clearThrottle('poll');
+          if (outcome === 'refused') {
+            delay = this.backoff.next();
+          } else if (outcome !== 'applied' && Date.now() - started < FAST_ANSWER_MS) {
+            // Nothing new and the server did not hold the long poll: pace the polls like errors (a server that
+            // ignores If-None-Match or Prefer must not make the agent spin).
+            delay = this.backoff.next();
+          } else {
+            this.backoff.reset();
+          }
         } catch (err) {
           if (this.stopped) break;
           const retryAfter = err instanceof ApiHttpError ? err.retryAfterMs : null;
-          const delay = this.backoff.next(retryAfter);
+          delay = this.backoff.next(retryAfter);
           const status = err instanceof ApiHttpError ? err.status : null;
           logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
-            error: err instanceof Error ? err.message : String(err),
+            error: truncate(err instanceof Error ? err.message : String(err)),
             status,
             retryInMs: delay,
           });
-          await this.sleep(delay);
         }
         await this.flushReport();
+        if (delay !== null && !this.stopped) await sleep(delay, this.abort.signal);
       }
     } finally {
       clearInterval(timer);
     }
-  }
-
-  // Sleeps unless stopped.
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.abort.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
   }
 
   // Ends the loop (SIGTERM/SIGINT): aborts the held request.

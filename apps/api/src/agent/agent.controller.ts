@@ -1,9 +1,10 @@
 // Agent routes handled by Nest: enrollment, trusted keys, status (the bundle long poll is in bundle.route.ts).
 import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AgentRoute, CurrentPrincipal, Public } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
-import { EnrollDto, EnrolledDto, PublicKeysDto } from '../enrollment/enrollment.dto';
+import { AssignmentService } from '../endpoints/assignment.service';
+import { EnrollDto, EnrolledDto, PublicKeysDto, SignedStatementDto } from '../enrollment/enrollment.dto';
 import { EnrollmentService } from '../enrollment/enrollment.service';
 import { SigningService } from '../signing/signing.service';
 import { StatusAcceptedDto, StatusDto } from './agent.dto';
@@ -22,6 +23,7 @@ export class AgentController {
     private readonly enrollment: EnrollmentService,
     private readonly signing: SigningService,
     private readonly agent: AgentService,
+    private readonly assignment: AssignmentService,
   ) {}
 
   @Public()
@@ -47,6 +49,21 @@ export class AgentController {
   })
   async keys(): Promise<PublicKeysDto> {
     return this.signing.signedKeyList();
+  }
+
+  @AgentRoute()
+  @ApiBearerAuth()
+  @Get('assignment')
+  @ApiOperation({ summary: "This endpoint's signed group assignment" })
+  @ApiOkResponse({
+    type: SignedStatementDto,
+    description:
+      'The canonical JSON text of `{ kind: "hookwarden.assignment", format, endpointId, groupId, epoch, minRevision, ' +
+      'issuedAt }` signed with the bundle key. The agent applies only bundles of this group, adopts a statement only ' +
+      'with a higher epoch than the one it holds (a move), and refuses bundles of the group older than minRevision.',
+  })
+  assignmentOf(@CurrentPrincipal() principal: Principal): Promise<SignedStatementDto> {
+    return this.assignment.signedFor(agentOf(principal).endpointId);
   }
 
   @AgentRoute()

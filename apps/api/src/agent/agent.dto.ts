@@ -1,6 +1,12 @@
 // Request/response schemas of the agent routes (status; enrollment schemas live with enrollment).
 import { createZodDto } from 'nestjs-zod';
-import { STATUS_MAX_ERROR_CHARS, STATUS_MAX_ERRORS } from '@hookwarden/hook-core';
+import {
+  STATUS_MAX_DIGEST_CHARS,
+  STATUS_MAX_ERROR_CHARS,
+  STATUS_MAX_ERRORS,
+  STATUS_MAX_FILES,
+  STATUS_MAX_PATH_CHARS,
+} from '@hookwarden/hook-core';
 import { z } from 'zod';
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 hex>');
@@ -18,8 +24,13 @@ export const statusSchema = z
       .describe('Revision this report is about (the refused bundle when failed; the applied one otherwise)'),
     errors: z.array(z.string().max(STATUS_MAX_ERROR_CHARS)).max(STATUS_MAX_ERRORS).default([]),
     files: z
-      .array(z.object({ path: z.string().max(1024), sha256: z.string().max(80).nullable() }))
-      .max(10_000)
+      .array(
+        z.object({
+          path: z.string().max(STATUS_MAX_PATH_CHARS),
+          sha256: z.string().max(STATUS_MAX_DIGEST_CHARS).nullable(),
+        }),
+      )
+      .max(STATUS_MAX_FILES)
       .default([])
       .describe('On-disk digest of each managed file (null: missing), requirements.toml included'),
     counters: z

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EndpointsModule } from '../endpoints/endpoints.module';
 import { EnrollmentModule } from '../enrollment/enrollment.module';
 import { ReleasesModule } from '../releases/releases.module';
 import { AgentController } from './agent.controller';
@@ -8,7 +9,7 @@ import { BundleCacheService } from './bundle-cache.service';
 import { BundleRoute } from './bundle.route';
 
 @Module({
-  imports: [EnrollmentModule, ReleasesModule],
+  imports: [EnrollmentModule, ReleasesModule, EndpointsModule],
   controllers: [AgentController],
   providers: [AgentRepository, AgentService, BundleCacheService, BundleRoute],
 })

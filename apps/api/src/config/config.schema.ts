@@ -42,6 +42,12 @@ export const configSchema = z.object({
   HOOKWARDEN_BOOTSTRAP_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Ed25519 private key (PKCS#8 PEM, or base64 of it) used to sign bundles; generated and stored if absent. */
   HOOKWARDEN_SIGNING_KEY: z.string().min(1).optional(),
+  /** Key-encryption key (base64 of 32 random bytes) sealing the private signing keys stored in the database. */
+  HOOKWARDEN_KEK: z.string().min(1).optional(),
+  /** A file holding the KEK (base64); outside production it is generated there (0600) when missing. */
+  HOOKWARDEN_KEK_FILE: z.string().min(1).optional(),
+  /** Previous KEKs (comma-separated base64), only to open rows sealed before a rotation; they are re-sealed at start. */
+  HOOKWARDEN_KEK_PREVIOUS: z.string().min(1).optional(),
   /** Long-poll bundle requests one API instance holds at once before answering 503 with Retry-After. */
   BUNDLE_MAX_WAITERS: z.coerce.number().int().min(0).default(50_000),
   /** Authentication failures allowed per client per window before 429. */
@@ -125,6 +131,35 @@ export const configSchema = z.object({
     .default(24 * 3600),
 });
 
+/** The configuration schema with the rules between variables (checked after each variable on its own). */
+const checkedConfigSchema = configSchema.superRefine((c, ctx) => {
+  if (c.HOOKWARDEN_KEK && c.HOOKWARDEN_KEK_FILE) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['HOOKWARDEN_KEK_FILE'],
+      message: 'set HOOKWARDEN_KEK or HOOKWARDEN_KEK_FILE, not both',
+    });
+  }
+  if (c.HOOKWARDEN_KEK) {
+    const bytes = Buffer.from(c.HOOKWARDEN_KEK.trim().replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(c.HOOKWARDEN_KEK.trim()) || bytes.length !== 32) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HOOKWARDEN_KEK'],
+        message: 'must be base64 of 32 random bytes (openssl rand -base64 32)',
+      });
+    }
+  }
+  if (c.NODE_ENV === 'production' && !c.HOOKWARDEN_KEK && !c.HOOKWARDEN_KEK_FILE && !c.HOOKWARDEN_SIGNING_KEY) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['HOOKWARDEN_KEK'],
+      message:
+        'required in production (or HOOKWARDEN_KEK_FILE): the private signing keys stored in the database are sealed with it',
+    });
+  }
+});
+
 export type AppConfig = z.infer<typeof configSchema>;
 
 /** Variables SSO needs together. */
@@ -170,7 +205,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     const value = env[key];
     if (value !== undefined && value !== '') input[key] = value;
   }
-  const parsed = configSchema.safeParse(input);
+  const parsed = checkedConfigSchema.safeParse(input);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {

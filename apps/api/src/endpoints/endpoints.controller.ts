@@ -1,10 +1,10 @@
 // Admin routes: enrolled endpoints.
-import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
-import { EndpointPageDto, EndpointViewDto, ListEndpointsQueryDto } from './endpoints.dto';
+import { EndpointPageDto, EndpointViewDto, ListEndpointsQueryDto, MoveEndpointDto } from './endpoints.dto';
 import { EndpointsService } from './endpoints.service';
 
 @ApiTags('endpoints')
@@ -25,6 +25,26 @@ export class EndpointsController {
   @ApiOkResponse({ type: EndpointViewDto })
   get(@Param('id', new ParseUUIDPipe()) id: string): Promise<EndpointViewDto> {
     return this.endpoints.get(id);
+  }
+
+  @Roles('admin')
+  @Post(':id/move')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Move an endpoint to another group' })
+  @ApiOkResponse({
+    type: EndpointViewDto,
+    description:
+      'The endpoint in its new group (assignmentEpoch + 1; moving to its own group changes nothing). Its agent ' +
+      "learns the move from a new signed assignment statement and applies the new group's bundle; bundles of any " +
+      'other group, and older assignments, are refused by the agent from then on.',
+  })
+  @ApiNotFoundResponse({ description: 'No such endpoint, or no such group.' })
+  move(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @Body() body: MoveEndpointDto,
+    @AuditCtx() ctx: AuditContext,
+  ): Promise<EndpointViewDto> {
+    return this.endpoints.move(id, body.groupId, ctx);
   }
 
   @Roles('admin')

@@ -17,6 +17,7 @@ export const endpointViewSchema = z.object({
   id: z.uuid(),
   groupId: z.uuid(),
   groupName: z.string(),
+  assignmentEpoch: z.number().int().describe('+1 on every move between groups (the epoch of its signed assignment)'),
   hostname: z.string(),
   platform: z.string(),
   machineId: z.string(),
@@ -36,6 +37,9 @@ export const endpointViewSchema = z.object({
 });
 export class EndpointViewDto extends createZodDto(endpointViewSchema) {}
 export type EndpointView = z.infer<typeof endpointViewSchema>;
+
+export const moveEndpointSchema = z.object({ groupId: z.uuid().describe('The group the endpoint moves to') }).strict();
+export class MoveEndpointDto extends createZodDto(moveEndpointSchema) {}
 
 export const endpointPageSchema = z.object({ items: z.array(endpointViewSchema), nextCursor: z.string().nullable() });
 export class EndpointPageDto extends createZodDto(endpointPageSchema) {}

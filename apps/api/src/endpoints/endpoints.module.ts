@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ReleasesModule } from '../releases/releases.module';
+import { AssignmentService } from './assignment.service';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsRepository } from './endpoints.repository';
 import { EndpointsService } from './endpoints.service';
@@ -7,6 +8,7 @@ import { EndpointsService } from './endpoints.service';
 @Module({
   imports: [ReleasesModule],
   controllers: [EndpointsController],
-  providers: [EndpointsRepository, EndpointsService],
+  providers: [EndpointsRepository, EndpointsService, AssignmentService],
+  exports: [AssignmentService],
 })
 export class EndpointsModule {}

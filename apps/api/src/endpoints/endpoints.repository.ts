@@ -72,4 +72,44 @@ export class EndpointsRepository {
       return row;
     });
   }
+
+  // The endpoint's group and assignment epoch (for its signed assignment statement).
+  async assignmentOf(id: string): Promise<{ groupId: string; assignmentEpoch: number; revokedAt: Date | null } | null> {
+    return this.prisma.endpoint.findUnique({
+      where: { id },
+      select: { groupId: true, assignmentEpoch: true, revokedAt: true },
+    });
+  }
+
+  // Moves an endpoint to another group (epoch + 1), audited; a move to its own group changes nothing.
+  async move(
+    id: string,
+    groupId: string,
+    ctx: AuditContext,
+  ): Promise<{ row: EndpointRow; moved: boolean } | 'no_endpoint' | 'no_group'> {
+    return this.prisma.$transaction(async (tx) => {
+      const existing = await tx.endpoint.findUnique({ where: { id }, include: WITH_REFS });
+      if (!existing) return 'no_endpoint' as const;
+      if (existing.groupId === groupId) return { row: existing, moved: false };
+      const group = await tx.group.findUnique({ where: { id: groupId }, select: { id: true } });
+      if (!group) return 'no_group' as const;
+      const row = await tx.endpoint.update({
+        where: { id },
+        data: { groupId, assignmentEpoch: { increment: 1 } },
+        include: WITH_REFS,
+      });
+      await appendAudit(tx, ctx, {
+        action: 'endpoint.move',
+        targetType: 'endpoint',
+        targetId: id,
+        details: {
+          hostname: row.hostname,
+          fromGroupId: existing.groupId,
+          toGroupId: groupId,
+          assignmentEpoch: row.assignmentEpoch,
+        },
+      });
+      return { row, moved: true };
+    });
+  }
 }

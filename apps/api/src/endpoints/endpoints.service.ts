@@ -40,6 +40,7 @@ export class EndpointsService {
       id: row.id,
       groupId: row.groupId,
       groupName: row.group.name,
+      assignmentEpoch: row.assignmentEpoch,
       hostname: row.hostname,
       platform: row.platform,
       machineId: row.machineId,
@@ -78,6 +79,22 @@ export class EndpointsService {
     if (!row) throw new ApiError('not_found', `Endpoint ${id} not found`);
     const versions = await this.repo.versionsOfReleases(row.appliedReleaseId ? [row.appliedReleaseId] : []);
     return this.view(row, versions);
+  }
+
+  // Moves an endpoint to another group: its agent is told at once (held long polls end and re-authenticate on every
+  // instance), fetches its new signed assignment (epoch + 1) and applies the new group's bundle.
+  async move(id: string, groupId: string, ctx: AuditContext): Promise<EndpointView> {
+    const r = await this.repo.move(id, groupId, ctx);
+    if (r === 'no_endpoint') throw new ApiError('not_found', `Endpoint ${id} not found`);
+    if (r === 'no_group') {
+      throw new ApiError('not_found', `Group ${groupId} not found`, [{ path: '$.groupId', message: 'no such group' }]);
+    }
+    if (r.moved) {
+      this.auth.invalidate();
+      await this.events.publishCredentialRotated(id);
+    }
+    const versions = await this.repo.versionsOfReleases(r.row.appliedReleaseId ? [r.row.appliedReleaseId] : []);
+    return this.view(r.row, versions);
   }
 
   // Revokes an endpoint: its credential stops working at once on every instance (announced on bundle-events).

@@ -48,12 +48,23 @@ export class EnrollDto extends createZodDto(enrollSchema) {}
 
 export const publicKeySchema = trustedKeySchema;
 
+export const signedStatementSchema = z.object({
+  statement: z.string().describe('The exact signed text (canonical JSON)'),
+  signature: z.string().describe('Ed25519 signature (base64) of `statement`'),
+  keyId: z.string().describe('Key that signed it'),
+});
+export class SignedStatementDto extends createZodDto(signedStatementSchema) {}
+
 export const enrolledSchema = z.object({
   endpointId: z.uuid(),
   groupId: z.uuid(),
   credential: z.string().describe('The endpoint credential (hwe_…). Shown once; only its hash is stored.'),
   reenrolled: z.boolean().describe('True when this machine was already enrolled (its old credential stops working)'),
   publicKeys: z.array(publicKeySchema).describe('Ed25519 public keys that sign bundles'),
+  keyList: keyListSchema.describe('The signed key list (its sequence is the floor for later GET /v1/agent/keys)'),
+  assignment: signedStatementSchema.describe(
+    "The endpoint's signed group assignment (see GET /v1/agent/assignment): bundles of other groups are refused",
+  ),
 });
 export class EnrolledDto extends createZodDto(enrolledSchema) {}
 

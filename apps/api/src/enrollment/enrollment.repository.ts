@@ -90,7 +90,10 @@ export class EnrollmentRepository {
       const secret = used[0];
       if (!secret) return { ok: false, reason: 'invalid' } as const;
       const now = new Date();
-      const existing = await tx.endpoint.findUnique({ where: { machineId: input.machineId }, select: { id: true } });
+      const existing = await tx.endpoint.findUnique({
+        where: { machineId: input.machineId },
+        select: { id: true, groupId: true },
+      });
       const fields = {
         groupId: secret.group_id,
         hostname: input.hostname,
@@ -100,8 +103,13 @@ export class EnrollmentRepository {
         credentialAt: now,
         revokedAt: null,
       };
+      // Re-enrolling into another group is a move: the assignment epoch goes up (old statements become replays).
+      const moved = !!existing && existing.groupId !== secret.group_id;
       const endpoint = existing
-        ? await tx.endpoint.update({ where: { id: existing.id }, data: fields })
+        ? await tx.endpoint.update({
+            where: { id: existing.id },
+            data: { ...fields, ...(moved ? { assignmentEpoch: { increment: 1 } } : {}) },
+          })
         : await tx.endpoint.create({ data: { ...fields, machineId: input.machineId } });
       await appendAudit(
         tx,
@@ -110,7 +118,12 @@ export class EnrollmentRepository {
           action: existing ? 'endpoint.reenroll' : 'endpoint.enroll',
           targetType: 'endpoint',
           targetId: endpoint.id,
-          details: { groupId: endpoint.groupId, hostname: endpoint.hostname, enrollmentSecretId: secret.id },
+          details: {
+            groupId: endpoint.groupId,
+            hostname: endpoint.hostname,
+            enrollmentSecretId: secret.id,
+            ...(moved ? { fromGroupId: existing.groupId, assignmentEpoch: endpoint.assignmentEpoch } : {}),
+          },
         },
       );
       return { ok: true, endpointId: endpoint.id, groupId: endpoint.groupId, reenrolled: !!existing } as const;

@@ -5,6 +5,7 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
 import { AGENT_TOKEN_PREFIX, ENROLL_SECRET_PREFIX, hashSecret, newSecret, secretPrefix } from '../auth/principal';
 import { ApiError } from '../common/api-error';
+import { AssignmentService } from '../endpoints/assignment.service';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import { SigningService } from '../signing/signing.service';
 import { EnrollmentRepository } from './enrollment.repository';
@@ -33,6 +34,7 @@ export class EnrollmentService {
     private readonly signing: SigningService,
     private readonly auth: AuthService,
     private readonly events: BundleEventsService,
+    private readonly assignment: AssignmentService,
   ) {}
 
   // Creates a secret for a group; the secret is returned once.
@@ -114,6 +116,8 @@ export class EnrollmentService {
       credential,
       reenrolled: result.reenrolled,
       publicKeys: await this.signing.trustedKeys(),
+      keyList: await this.signing.signedKeyList(),
+      assignment: await this.assignment.signedFor(result.endpointId),
     };
   }
 }

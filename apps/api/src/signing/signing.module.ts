@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { KeyVault } from './key-vault.service';
 import { SigningKeysController } from './signing-keys.controller';
 import { SigningController } from './signing.controller';
 import { SigningRepository } from './signing.repository';
@@ -7,7 +8,7 @@ import { SigningService } from './signing.service';
 @Global()
 @Module({
   controllers: [SigningKeysController, SigningController],
-  providers: [SigningRepository, SigningService],
+  providers: [SigningRepository, SigningService, KeyVault],
   exports: [SigningService],
 })
 export class SigningModule {}

@@ -13,12 +13,20 @@ const ACTIVE_ORDER: Prisma.SigningKeyOrderByWithRelationInput[] = [
   { activatedAt: { sort: 'desc', nulls: 'last' } },
   { createdAt: 'desc' },
 ];
-const ACTIVE_WHERE: Prisma.SigningKeyWhereInput = { retiredAt: null, privateKeyPem: { not: null } };
+const ACTIVE_WHERE: Prisma.SigningKeyWhereInput = { retiredAt: null, privateKeySealed: { not: null } };
 
 export interface GeneratedKey {
   kid: string;
   publicKeyPem: string;
-  privateKeyPem: string;
+  /** The private half, already sealed under the KEK. */
+  privateKeySealed: string;
+}
+
+/** The key list sent to agents: the trusted keys (oldest first) and its sequence. */
+export interface KeyListRows {
+  keys: Array<Pick<SigningKey, 'kid' | 'publicKeyPem' | 'privateKeySealed'>>;
+  /** Keys ever created + keys ever retired: grows with every change of the list and never goes back. */
+  sequence: number;
 }
 
 /** Why a rotation step was refused (the service turns it into an API error). */
@@ -53,12 +61,38 @@ export class SigningRepository {
     await this.prisma.signingKey.upsert({ where: { kid }, create: { kid, publicKeyPem }, update: {} });
   }
 
-  // Every non-retired key (with its private half when stored), oldest first.
-  async trusted(): Promise<Array<Pick<SigningKey, 'kid' | 'publicKeyPem' | 'privateKeyPem'>>> {
-    return this.prisma.signingKey.findMany({
-      where: { retiredAt: null },
-      orderBy: { createdAt: 'asc' },
-      select: { kid: true, publicKeyPem: true, privateKeyPem: true },
+  // Every non-retired key (with its sealed private half when stored), oldest first, and the list's sequence, read
+  // in one query (rows are never deleted and retiring is final, so the sequence only grows).
+  async trusted(): Promise<KeyListRows> {
+    const rows = await this.prisma.signingKey.findMany({
+      orderBy: [{ createdAt: 'asc' }, { kid: 'asc' }],
+      select: { kid: true, publicKeyPem: true, privateKeySealed: true, retiredAt: true },
+    });
+    return {
+      keys: rows
+        .filter((r) => r.retiredAt === null)
+        .map((r) => ({ kid: r.kid, publicKeyPem: r.publicKeyPem, privateKeySealed: r.privateKeySealed })),
+      sequence: rows.length + rows.filter((r) => r.retiredAt !== null).length,
+    };
+  }
+
+  // Re-seals every stored private key that is plain text or sealed under another KEK (`reseal` returns the new value,
+  // or null when a row is fine), under the key lock; returns how many rows changed.
+  async resealAll(reseal: (stored: string, kid: string) => string | null): Promise<number> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEYGEN_LOCK_KEY})`;
+      const rows = await tx.signingKey.findMany({
+        where: { privateKeySealed: { not: null } },
+        select: { kid: true, privateKeySealed: true },
+      });
+      let changed = 0;
+      for (const r of rows) {
+        const next = reseal(r.privateKeySealed!, r.kid);
+        if (next === null) continue;
+        await tx.signingKey.update({ where: { kid: r.kid }, data: { privateKeySealed: next } });
+        changed++;
+      }
+      return changed;
     });
   }
 
@@ -90,7 +124,7 @@ export class SigningRepository {
       const row = await tx.signingKey.findUnique({ where: { kid } });
       if (!row) return { refused: 'not_found' as const };
       if (row.retiredAt) return { refused: 'retired' as const };
-      if (!row.privateKeyPem) return { refused: 'no_private_key' as const };
+      if (!row.privateKeySealed) return { refused: 'no_private_key' as const };
       const previous = await tx.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER });
       if (previous?.kid === kid) return row;
       const updated = await tx.signingKey.update({ where: { kid }, data: { activatedAt: new Date() } });
@@ -104,7 +138,7 @@ export class SigningRepository {
     });
   }
 
-  // Retires a key (agents stop receiving it), audited; refused for the active key (`configuredKid` when the key
+  // Retires a key (agents stop receiving it) and destroys its private half, audited; refused for the active key (`configuredKid` when the key
   // comes from configuration) and while a group's served bundle is still signed by it. Retiring twice is a no-op.
   async retire(kid: string, configuredKid: string | null, ctx: AuditContext): Promise<SigningKey | RotationRefusal> {
     return this.prisma.$transaction(async (tx) => {
@@ -126,8 +160,17 @@ export class SigningRepository {
          WHERE c.key_id = ${kid} OR p.key_id = ${kid}
          ORDER BY g.name`);
       if (groups.length > 0) return { refused: 'in_use' as const, groups };
-      const updated = await tx.signingKey.update({ where: { kid }, data: { retiredAt: new Date() } });
-      await appendAudit(tx, ctx, { action: 'signing_key.retire', targetType: 'signing_key', targetId: kid });
+      // No served bundle is signed by it any more: its private half is destroyed with the retirement.
+      const updated = await tx.signingKey.update({
+        where: { kid },
+        data: { retiredAt: new Date(), privateKeySealed: null },
+      });
+      await appendAudit(tx, ctx, {
+        action: 'signing_key.retire',
+        targetType: 'signing_key',
+        targetId: kid,
+        details: { privateKeyDestroyed: row.privateKeySealed !== null },
+      });
       return updated;
     });
   }

@@ -9,6 +9,7 @@ import { ApiError } from '../common/api-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import type { SigningKeyView } from './signing-keys.dto';
+import { KeyVault } from './key-vault.service';
 import { type GeneratedKey, type RotationRefusal, SigningRepository } from './signing.repository';
 
 /** A trusted public key as agents receive it (hook-core's key-list contract). */
@@ -25,19 +26,31 @@ export function keyIdOf(publicKey: KeyObject): string {
   );
 }
 
-// A fresh Ed25519 key pair as stored: key id, SPKI public PEM, PKCS#8 private PEM.
-function generateKey(): GeneratedKey {
+// A fresh Ed25519 key pair as stored: key id, SPKI public PEM, PKCS#8 private PEM sealed by `sealPem`.
+function generateKey(sealPem: (pem: string, kid: string) => string): GeneratedKey {
   const pair = generateKeyPairSync('ed25519');
+  const kid = keyIdOf(pair.publicKey);
   return {
-    kid: keyIdOf(pair.publicKey),
+    kid,
     publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    privateKeySealed: sealPem(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), kid),
   };
 }
 
 // True when a repository answer is a refusal rather than a key row.
 function isRefusal(r: SigningKey | RotationRefusal): r is RotationRefusal {
   return 'refused' in r;
+}
+
+// The 503 for a signing key that cannot be loaded or opened (the reason names the key and KEK, never secrets).
+function unavailable(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError(
+    'unavailable',
+    `The bundle-signing key cannot be used: ${err instanceof Error ? err.message : String(err)}`,
+    undefined,
+    { 'retry-after': '30' },
+  );
 }
 
 /** How long the trusted key list (and its signer) is reused before it is read again. */
@@ -60,13 +73,23 @@ export class SigningService implements OnModuleInit {
   private configuredKid: string | null = null;
   /** Parsed private keys by key id (PEM parsing is not free). */
   private readonly privateKeys = new Map<string, KeyObject>();
-  private trustedCache: { at: number; keys: PublicKeyView[]; listSigner: { kid: string; key: KeyObject } } | null =
-    null;
+  private trustedCache: {
+    at: number;
+    keys: PublicKeyView[];
+    sequence: number;
+    listSigner: { kid: string; key: KeyObject };
+  } | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: SigningRepository,
+    private readonly vault: KeyVault,
   ) {}
+
+  // A fresh key pair with its private half sealed under the KEK.
+  private newKey(): GeneratedKey {
+    return generateKey((pem, kid) => this.vault.seal(pem, kid));
+  }
 
   private loading: Promise<void> | null = null;
 
@@ -78,13 +101,14 @@ export class SigningService implements OnModuleInit {
     });
   }
 
-  // Resolves once the key is loaded (retried on the next call after a failure).
+  // Resolves once the key is loaded (retried on the next call after a failure); a key that cannot be loaded or
+  // opened (database down, KEK missing or wrong) is a 503 naming why, never a 500.
   ready(): Promise<void> {
     if (this.privateKey) return Promise.resolve();
     if (!this.loading) {
       this.loading = this.load().catch((err: unknown) => {
         this.loading = null;
-        throw err;
+        throw unavailable(err);
       });
     }
     return this.loading;
@@ -103,7 +127,12 @@ export class SigningService implements OnModuleInit {
       this.privateKey = key;
       return;
     }
-    const { key, created } = await this.repo.findOrCreatePrivate(generateKey);
+    // Plain-text rows of older releases, and rows sealed under a previous KEK, are sealed under the current KEK first.
+    const resealed = await this.repo.resealAll((stored, kid) => this.vault.reseal(stored, kid));
+    if (resealed > 0) {
+      this.logger.warn(`sealed ${resealed} stored private signing key(s) under KEK ${this.vault.currentKekId}`);
+    }
+    const { key, created } = await this.repo.findOrCreatePrivate(() => this.newKey());
     if (created) {
       this.logger.warn(
         `HOOKWARDEN_SIGNING_KEY is not set: generated bundle-signing key ${key.kid} and stored it in the database; ` +
@@ -113,10 +142,13 @@ export class SigningService implements OnModuleInit {
     this.useSigner(key);
   }
 
-  // The parsed private key of a stored row (cached by key id).
-  private privateKeyOf(row: Pick<SigningKey, 'kid' | 'privateKeyPem'>): KeyObject {
+  // The parsed private key of a stored row, opened with the KEK (cached by key id).
+  private privateKeyOf(row: Pick<SigningKey, 'kid' | 'privateKeySealed'>): KeyObject {
     let key = this.privateKeys.get(row.kid);
-    if (!key) this.privateKeys.set(row.kid, (key = createPrivateKey(row.privateKeyPem!)));
+    if (!key) {
+      key = createPrivateKey(this.vault.open(row.privateKeySealed!, row.kid));
+      this.privateKeys.set(row.kid, key);
+    }
     return key;
   }
 
@@ -130,10 +162,14 @@ export class SigningService implements OnModuleInit {
   async refreshSigner(): Promise<void> {
     await this.ready();
     if (this.configuredKid) return;
-    const active = await this.repo.activeStored();
-    if (active && active.kid !== this.kid) {
-      this.useSigner(active);
-      this.logger.log(`bundles are now signed with key ${active.kid}`);
+    try {
+      const active = await this.repo.activeStored();
+      if (active && active.kid !== this.kid) {
+        this.useSigner(active);
+        this.logger.log(`bundles are now signed with key ${active.kid}`);
+      }
+    } catch (err) {
+      throw unavailable(err);
     }
   }
 
@@ -152,9 +188,16 @@ export class SigningService implements OnModuleInit {
   // The trusted key list, signed by the oldest trusted key whose private half the server holds: the key agents are
   // most likely to trust already, so an agent learns a newly activated key from a list signed by the previous one.
   async signedKeyList(): Promise<KeyList> {
-    const { keys, listSigner } = await this.trusted();
-    const data = keyListSigningPayload({ keys });
-    return { keys, keyId: listSigner.kid, signature: sign(null, data, listSigner.key).toString('base64') };
+    const { keys, sequence, listSigner } = await this.trusted();
+    const issuedAt = new Date().toISOString();
+    const data = keyListSigningPayload({ keys, sequence, issuedAt });
+    return {
+      keys,
+      sequence,
+      issuedAt,
+      keyId: listSigner.kid,
+      signature: sign(null, data, listSigner.key).toString('base64'),
+    };
   }
 
   // The public keys agents must trust (every non-retired key), cached for a few seconds.
@@ -163,16 +206,20 @@ export class SigningService implements OnModuleInit {
   }
 
   // The trusted keys and the key that signs their list, read at most every few seconds.
-  private async trusted(): Promise<{ keys: PublicKeyView[]; listSigner: { kid: string; key: KeyObject } }> {
+  private async trusted(): Promise<{
+    keys: PublicKeyView[];
+    sequence: number;
+    listSigner: { kid: string; key: KeyObject };
+  }> {
     await this.ready();
     if (this.trustedCache && Date.now() - this.trustedCache.at < TRUSTED_CACHE_MS) return this.trustedCache;
-    const rows = await this.repo.trusted();
+    const { keys: rows, sequence } = await this.repo.trusted();
     const keys = rows.map((r) => ({ kid: r.kid, publicKeyPem: r.publicKeyPem }));
-    const held = rows.find((r) => r.privateKeyPem !== null || r.kid === this.configuredKid);
+    const held = rows.find((r) => r.privateKeySealed !== null || r.kid === this.configuredKid);
     const listSigner = !held
       ? { kid: this.kid, key: this.privateKey! }
       : { kid: held.kid, key: held.kid === this.configuredKid ? this.privateKey! : this.privateKeyOf(held) };
-    this.trustedCache = { at: Date.now(), keys, listSigner };
+    this.trustedCache = { at: Date.now(), keys, sequence, listSigner };
     return this.trustedCache;
   }
 
@@ -185,7 +232,7 @@ export class SigningService implements OnModuleInit {
   // Generates and stores a new key (trusted by agents from now on), optionally making it the signer at once.
   async addKey(activate: boolean, ctx: AuditContext): Promise<SigningKeyView> {
     await this.refuseWhenConfigured('add signing keys');
-    const row = await this.repo.add(generateKey(), activate, ctx);
+    const row = await this.repo.add(this.newKey(), activate, ctx);
     this.trustedCache = null;
     if (activate) this.useSigner(row);
     return this.view(row);
@@ -201,12 +248,13 @@ export class SigningService implements OnModuleInit {
     return this.view(r);
   }
 
-  // Retires a key: it leaves the trusted key list sent to agents.
+  // Retires a key: it leaves the trusted key list sent to agents and its private half is destroyed.
   async retireKey(kid: string, ctx: AuditContext): Promise<SigningKeyView> {
     await this.refreshSigner();
     const r = await this.repo.retire(kid, this.configuredKid, ctx);
     if (isRefusal(r)) throw this.refusal(kid, r);
     this.trustedCache = null;
+    this.privateKeys.delete(kid);
     return this.view(r);
   }
 
@@ -260,7 +308,7 @@ export class SigningService implements OnModuleInit {
       activatedAt: r.activatedAt?.toISOString() ?? null,
       retiredAt: r.retiredAt?.toISOString() ?? null,
       status: r.retiredAt ? 'retired' : r.kid === this.kid ? 'active' : 'trusted',
-      source: configured ? 'config' : r.privateKeyPem ? 'database' : 'public_only',
+      source: configured ? 'config' : r.privateKeySealed ? 'database' : 'public_only',
     };
   }
 }

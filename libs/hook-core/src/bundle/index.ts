@@ -11,7 +11,25 @@ export {
   type ManifestFile,
   type SignedBundle,
 } from './manifest';
-export { keyListSchema, keyListSigningPayload, trustedKeySchema, type KeyList, type TrustedKey } from './key-list';
+export {
+  KEY_LIST_KIND,
+  keyListSchema,
+  keyListSigningPayload,
+  trustedKeySchema,
+  type KeyList,
+  type TrustedKey,
+} from './key-list';
+export {
+  ASSIGNMENT_KIND,
+  assignmentStatementSchema,
+  assignmentText,
+  parseAssignment,
+  signedStatementSchema,
+  verifyAssignment,
+  verifySignedText,
+  type AssignmentStatement,
+  type SignedStatement,
+} from './assignment';
 export {
   checkBundleContent,
   checkBundleText,

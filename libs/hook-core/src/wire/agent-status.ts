@@ -5,6 +5,18 @@ export const STATUS_MAX_ERRORS = 50;
 /** Longest error string (characters) in one status report. */
 export const STATUS_MAX_ERROR_CHARS = 2000;
 
+/** Most file entries in one status report, the longest path and digest in one. */
+export const STATUS_MAX_FILES = 10_000;
+export const STATUS_MAX_PATH_CHARS = 1024;
+export const STATUS_MAX_DIGEST_CHARS = 80;
+
+/** Keeps the file entries the API accepts (paths within bound, at most STATUS_MAX_FILES). */
+export function boundStatusFiles<T extends { path: string; sha256: string | null }>(files: readonly T[]): T[] {
+  return files
+    .filter((f) => f.path.length <= STATUS_MAX_PATH_CHARS && (f.sha256 ?? '').length <= STATUS_MAX_DIGEST_CHARS)
+    .slice(0, STATUS_MAX_FILES);
+}
+
 /** Cuts a report's errors to what the API accepts (count and length), marking each cut. */
 export function boundStatusErrors(errors: readonly string[]): string[] {
   const out = errors.slice(0, STATUS_MAX_ERRORS).map((e) => boundText(e, STATUS_MAX_ERROR_CHARS));

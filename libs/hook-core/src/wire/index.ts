@@ -1,3 +1,11 @@
 // Public API of the API↔agent wire contract: the error body and the status-report limits.
 export { errorBodySchema, errorDetailSchema, parseErrorBody, type ErrorBody, type ErrorDetail } from './error-body';
-export { boundStatusErrors, STATUS_MAX_ERROR_CHARS, STATUS_MAX_ERRORS } from './agent-status';
+export {
+  boundStatusErrors,
+  boundStatusFiles,
+  STATUS_MAX_DIGEST_CHARS,
+  STATUS_MAX_ERROR_CHARS,
+  STATUS_MAX_ERRORS,
+  STATUS_MAX_FILES,
+  STATUS_MAX_PATH_CHARS,
+} from './agent-status';

@@ -2,16 +2,20 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  ASSIGNMENT_KIND,
+  assignmentText,
   boundStatusErrors,
   buildManifest,
   bundleManifestSchema,
   captureSettingsSchema,
   DEFAULT_CAPTURE_SETTINGS,
+  KEY_LIST_KIND,
   keyListSchema,
   keyListSigningPayload,
   manifestDigest,
   parseErrorBody,
   serializeManifest,
+  verifyAssignment,
   STATUS_MAX_ERROR_CHARS,
   STATUS_MAX_ERRORS,
 } from '@hookwarden/hook-core';
@@ -49,15 +53,46 @@ describe('bundle manifest', () => {
 });
 
 describe('key list', () => {
-  it('the signature covers the canonical JSON of the keys, whatever extra fields a key carries', () => {
+  it('the signature covers the keys, the sequence and the issue time (a changed sequence does not verify)', () => {
     const pair = generateKeyPairSync('ed25519');
     const keys = [
       { kid: 'ed25519:1', publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString() },
     ];
-    const signature = sign(null, keyListSigningPayload({ keys }), pair.privateKey).toString('base64');
-    const list = keyListSchema.parse({ keys, keyId: 'ed25519:1', signature });
+    const body = { keys, sequence: 3, issuedAt: '2026-12-01T12:00:00.000Z' };
+    const signature = sign(null, keyListSigningPayload(body), pair.privateKey).toString('base64');
+    const list = keyListSchema.parse({ ...body, keyId: 'ed25519:1', signature });
     expect(verify(null, keyListSigningPayload(list), pair.publicKey, Buffer.from(list.signature, 'base64'))).toBe(true);
+    const replayed = { ...list, sequence: 4 };
+    expect(verify(null, keyListSigningPayload(replayed), pair.publicKey, Buffer.from(list.signature, 'base64'))).toBe(
+      false,
+    );
+    expect(JSON.parse(keyListSigningPayload(list).toString('utf8'))).toMatchObject({ kind: KEY_LIST_KIND });
     expect(keyListSchema.safeParse({ keys: [{ kid: '' }], keyId: 'x', signature: 's' }).success).toBe(false);
+    expect(keyListSchema.safeParse({ keys, keyId: 'x', signature: 's' }).success).toBe(false); // no sequence
+  });
+});
+
+describe('assignment statement', () => {
+  it('round-trips signed canonical text and refuses tampering, unknown keys and other kinds', () => {
+    const pair = generateKeyPairSync('ed25519');
+    const trusted = [{ kid: 'k', publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString() }];
+    const statement = assignmentText({
+      kind: ASSIGNMENT_KIND,
+      format: 1,
+      endpointId: 'e',
+      groupId: 'g',
+      epoch: 2,
+      minRevision: null,
+      issuedAt: '2026-12-01T12:00:00.000Z',
+    });
+    const signature = sign(null, Buffer.from(statement), pair.privateKey).toString('base64');
+    expect(verifyAssignment({ statement, signature, keyId: 'k' }, trusted)).toMatchObject({ groupId: 'g', epoch: 2 });
+    const tampered = statement.replace('"g"', '"h"');
+    expect(() => verifyAssignment({ statement: tampered, signature, keyId: 'k' }, trusted)).toThrow(/bad signature/);
+    expect(() => verifyAssignment({ statement, signature, keyId: 'x' }, trusted)).toThrow(/untrusted key x/);
+    const manifestLike = '{"format":1}';
+    const s2 = sign(null, Buffer.from(manifestLike), pair.privateKey).toString('base64');
+    expect(() => verifyAssignment({ statement: manifestLike, signature: s2, keyId: 'k' }, trusted)).toThrow(/kind/);
   });
 });
 
