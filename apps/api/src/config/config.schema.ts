@@ -57,6 +57,10 @@ export const configSchema = z.object({
   HOOK_RUN_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(24).default(3),
   /** Interval of the maintenance jobs (partitions, retention, chain reconciliation). */
   HOOK_RUN_MAINTENANCE_INTERVAL_SEC: z.coerce.number().int().min(1).default(300),
+  /** Inventories older than this count as "unknown impact" in release previews. */
+  INVENTORY_STALE_AFTER_SEC: z.coerce.number().int().min(60).default(24 * 3600),
+  /** A release whose preview suppresses more hooks than this (or turns hooks off anywhere) needs `previewAck`. */
+  RELEASE_PREVIEW_ACK_THRESHOLD: z.coerce.number().int().min(0).default(0),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
