@@ -84,11 +84,11 @@ describe('previewRelease', () => {
   });
 
   it('finds managed scripts referenced but not shipped', () => {
-    const policy: PolicyDocument = {
+    const policy: Parameters<typeof missingManagedScripts>[0] = {
       hooks: {
         managed_dir: '/opt/h',
         PreToolUse: [{ hooks: [{ type: 'command' as const, command: '/opt/h/a.sh && /opt/h/lib/b.py "x"' }] }],
-      } as PolicyDocument['hooks'],
+      } as Parameters<typeof missingManagedScripts>[0]['hooks'],
     };
     expect(missingManagedScripts(policy, ['a.sh'])).toEqual(['lib/b.py']);
     expect(missingManagedScripts(policy, ['a.sh', 'lib/b.py'])).toEqual([]);
