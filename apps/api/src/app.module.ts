@@ -17,6 +17,7 @@ import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
 import { HookRunsModule } from './hook-runs/hook-runs.module';
 import { IngestModule } from './ingest/ingest.module';
+import { InventoryModule } from './inventory/inventory.module';
 import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
@@ -44,6 +45,7 @@ export const FEATURE_MODULES = [
   HookRunsModule,
   AuditSettingsModule,
   SsoModule,
+  InventoryModule,
 ];
 
 @Module({})

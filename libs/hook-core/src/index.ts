@@ -10,6 +10,9 @@ export * from './trust';
 export * from './bundle';
 export * from './wire';
 
+// --- Hook inventory and release impact preview (inventory/) ---
+export * from './inventory';
+
 // --- engine (hc-engine): matching, running, outcomes, spilling, run records, dispatch ---
 export * from './match';
 export * from './run';

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { AGENT_VERSION } from '../version';
 import { registerEnrollCommand } from './enroll';
 import { registerHooksCommands } from './hooks-command';
+import { registerInventoryCommand } from './inventory';
 import { registerRunCommand } from './run';
 import { registerStatusCommand } from './status';
 
@@ -19,5 +20,6 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerStatusCommand(program);
   registerHooksCommands(program);
+  registerInventoryCommand(program);
   return program;
 }

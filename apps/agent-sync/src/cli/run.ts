@@ -6,9 +6,17 @@ import { acquireStateLock } from '../state/lock';
 import { Syncer } from '../sync/syncer';
 import { createUploader } from './hooks-command';
 import { withLocationOptions } from './options';
+import { type InventoryOptions, withInventoryOptions } from './inventory';
+import { resolveHomes } from '../inventory/homes';
+import { InventoryReporter } from '../inventory/reporter';
+import { ApiClient } from '../client/api-client';
+import { readCredentials } from '../state/credentials';
+import { AGENT_VERSION } from '../version';
 import type { SpoolUploader } from '../spool/uploader';
 
-interface RunOptions {
+interface RunOptions extends InventoryOptions {
+  inventoryInterval: string;
+  inventory: boolean;
   stateDir: string;
   root: string;
   once?: boolean;
@@ -29,11 +37,19 @@ function int(name: string, value: string, max: number): number {
 
 // Adds the run command.
 export function registerRunCommand(program: Command): void {
-  withLocationOptions(
-    program
-      .command('run')
-      .description('long-poll the signed bundle, apply it atomically, repair drift and report status'),
+  withInventoryOptions(
+    withLocationOptions(
+      program
+        .command('run')
+        .description('long-poll the signed bundle, apply it atomically, repair drift and report status'),
+    ),
   )
+    .option(
+      '--inventory-interval <sec>',
+      'seconds between hook-inventory checks (reported when changed, else hourly)',
+      '60',
+    )
+    .option('--no-inventory', 'do not report the hook inventory')
     .option('--once', 'fetch and apply once, report, and exit (exit 3 when the bundle is refused)')
     .option('--poll-wait <sec>', 'long-poll wait asked of the server (max 60)', '30')
     .option('--drift-interval <sec>', 'seconds between on-disk drift checks', '300')
@@ -95,13 +111,29 @@ async function runWithLock(opts: RunOptions): Promise<void> {
   }
   // The hook-run uploader runs beside the sync loop (same credentials, its own backoff).
   uploader = await createUploader(opts.stateDir);
+  let reporter: InventoryReporter | null = null;
+  const creds = await readCredentials(opts.stateDir);
+  if (opts.inventory && creds) {
+    reporter = new InventoryReporter({
+      client: new ApiClient({
+        baseUrl: creds.serverUrl,
+        credential: creds.credential,
+        userAgent: `hookwarden-agent/${AGENT_VERSION}`,
+      }),
+      stateDir: opts.stateDir,
+      root: opts.root,
+      homes: resolveHomes(opts.inventoryUsers, opts.inventoryHome),
+      checkIntervalMs: Math.max(1, int('--inventory-interval', opts.inventoryInterval, 86_400)) * 1000,
+    });
+  }
   const stop = (): void => {
     syncer.stop();
     uploader?.stop();
+    reporter?.stop();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   log('info', 'agent started', { pollWaitSec: Number(opts.pollWait) });
-  await Promise.all([syncer.run(), uploader.run()]);
+  await Promise.all([syncer.run(), uploader.run(), reporter?.run()]);
   log('info', 'agent stopped');
 }

@@ -24,6 +24,7 @@ export class AuditSettingsRepository {
       maxExcerptBytes: row.maxExcerptBytes,
       redactPatterns: row.redactPatterns as string[],
       useDefaultRedact: row.useDefaultRedact,
+      inventoryCommands: row.inventoryCommands as AuditSettings['inventoryCommands'],
     };
   }
 

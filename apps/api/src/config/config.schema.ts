@@ -129,6 +129,14 @@ export const configSchema = z.object({
     .min(60)
     .max(30 * 86400)
     .default(24 * 3600),
+  /** Inventories older than this count as "unknown impact" in release previews. */
+  INVENTORY_STALE_AFTER_SEC: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(24 * 3600),
+  /** A release whose preview suppresses more hooks than this (or turns hooks off anywhere) needs `previewAck`. */
+  RELEASE_PREVIEW_ACK_THRESHOLD: z.coerce.number().int().min(0).default(0),
 });
 
 /** The configuration schema with the rules between variables (checked after each variable on its own). */

@@ -38,6 +38,11 @@ export const createReleaseSchema = z
       .max(1_000_000)
       .optional()
       .describe('Hook runs needed on the new revision before maxHookFailureRate can pause the rollout (default 20)'),
+    previewAck: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/)
+      .optional()
+      .describe('The digest of the release preview you reviewed (needed when the preview says requiresAck)'),
   })
   .strict()
   .superRefine((v, ctx) => {

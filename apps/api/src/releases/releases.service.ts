@@ -5,6 +5,7 @@ import type { Release } from '@prisma/client';
 import type { Queue } from 'bullmq';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
+import { InventoryService } from '../inventory/inventory.service';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
 import { buildManifest, checkBundleText, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
@@ -87,6 +88,7 @@ export class ReleasesService {
     private readonly signing: SigningService,
     private readonly events: BundleEventsService,
     @InjectQueue(QUEUES.rollout) private readonly rolloutQueue: Queue,
+    private readonly inventory: InventoryService,
   ) {}
 
   // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
@@ -138,6 +140,7 @@ export class ReleasesService {
   // Creates a release (immediate or staged), wakes the group's waiting agents and schedules the first ring advance.
   async create(groupId: string, input: CreateReleaseInput, ctx: AuditContext): Promise<ReleaseView> {
     const build = await this.bundleBuilder(groupId, input.policyVersionId);
+    await this.inventory.requireAck(groupId, input.policyVersionId, input.previewAck);
     const data: NewRelease = {
       groupId,
       policyVersionId: input.policyVersionId,

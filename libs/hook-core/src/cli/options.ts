@@ -75,5 +75,6 @@ export function capturePolicy(o: CliOptions): CaptureSettings {
     maxExcerptBytes: o.maxExcerptBytes ?? DEFAULT_CAPTURE_SETTINGS.maxExcerptBytes,
     redactPatterns: o.redact,
     useDefaultRedact: o.defaultRedact !== false,
+    inventoryCommands: DEFAULT_CAPTURE_SETTINGS.inventoryCommands,
   };
 }

@@ -32,6 +32,12 @@ export const captureSettingsSchema = z.object({
     .max(MAX_REDACT_PATTERNS)
     .describe('extra regular expressions whose matches are replaced by [REDACTED]'),
   useDefaultRedact: z.boolean().describe('also apply the built-in secret and token patterns'),
+  inventoryCommands: z
+    .enum(['verbatim', 'program', 'hash', 'none'])
+    .default('program')
+    .describe(
+      'what hook inventories report of commands: verbatim (redacted), program (first word + sha256), hash (sha256 only), none',
+    ),
 });
 export type CaptureSettings = z.infer<typeof captureSettingsSchema>;
 
@@ -41,6 +47,7 @@ export const DEFAULT_CAPTURE_SETTINGS: Readonly<CaptureSettings> = {
   maxExcerptBytes: 2048,
   redactPatterns: [],
   useDefaultRedact: true,
+  inventoryCommands: 'program',
 };
 
 /** Why a redaction pattern does not compile with the engine's compiler, or null when it does. */

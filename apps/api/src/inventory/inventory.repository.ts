@@ -1,0 +1,291 @@
+// Persistence of endpoint hook inventories (latest report, per-hook rows, change history) and fleet queries.
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '@prisma/client';
+import type { InventoryDocument } from '@hookwarden/hook-core';
+import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
+import { PrismaService } from '../prisma/prisma.service';
+
+/** Most hook keys named per side in one change entry. */
+const MAX_CHANGE_KEYS = 200;
+
+export interface FleetFilter {
+  groupId?: string;
+  layer?: string;
+  trust?: string;
+  program?: string;
+  commandContains?: string;
+  plugin?: string;
+  hash?: string;
+}
+
+export interface FleetHookRow {
+  hash: string;
+  endpoints: number;
+  layers: string[];
+  trust: Record<string, number>;
+  events: string[];
+  programs: string[];
+  plugins: string[];
+  running: number;
+  denied: boolean;
+  command: string | null;
+}
+
+// Escapes LIKE wildcards so a substring search is literal.
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+@Injectable()
+export class InventoryRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  // Stores an endpoint's inventory: a new digest replaces its hook rows and records what changed; the same digest
+  // only moves the received time.
+  async store(endpointId: string, groupId: string, doc: InventoryDocument): Promise<{ changed: boolean }> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`inventory:${endpointId}`}))`;
+      const previous = await tx.endpointInventory.findUnique({ where: { endpointId } });
+      const now = new Date();
+      const base = {
+        digest: doc.digest,
+        collectedAt: new Date(doc.collectedAt),
+        receivedAt: now,
+        commandMode: doc.commandMode,
+        policyRevision: doc.policyRevision,
+        hooksEnabled: doc.hooksEnabled,
+        hookCount: doc.hooks.length,
+        doc: doc as unknown as Prisma.InputJsonValue,
+      };
+      if (previous && previous.digest === doc.digest) {
+        await tx.endpointInventory.update({
+          where: { endpointId },
+          data: { receivedAt: now, collectedAt: base.collectedAt },
+        });
+        return { changed: false };
+      }
+      const before = new Map<string, { key: string; hash: string; layer: string }>();
+      for (const h of (previous?.doc as unknown as InventoryDocument | undefined)?.hooks ?? []) {
+        before.set(`${h.user}\u0000${h.key}\u0000${h.hash}`, { key: h.key, hash: h.hash, layer: h.layer });
+      }
+      const after = new Map<string, { key: string; hash: string; layer: string }>();
+      for (const h of doc.hooks)
+        after.set(`${h.user}\u0000${h.key}\u0000${h.hash}`, { key: h.key, hash: h.hash, layer: h.layer });
+      const added = [...after].filter(([k]) => !before.has(k)).map(([, v]) => v);
+      const removed = [...before].filter(([k]) => !after.has(k)).map(([, v]) => v);
+      await tx.endpointInventory.upsert({
+        where: { endpointId },
+        create: { endpointId, ...base, changedAt: now },
+        update: { ...base, changedAt: now },
+      });
+      await tx.endpointInventoryHook.deleteMany({ where: { endpointId } });
+      if (doc.hooks.length > 0) {
+        await tx.endpointInventoryHook.createMany({
+          data: doc.hooks.map((h) => ({
+            endpointId,
+            groupId,
+            user: h.user,
+            layer: h.layer,
+            event: h.event,
+            matcher: h.matcher,
+            key: h.key,
+            hash: h.hash,
+            trust: h.trust,
+            managed: h.managed,
+            plugin: h.plugin,
+            project: h.project,
+            fate: h.fate,
+            skipReason: h.skipReason,
+            commandHash: h.commandHash,
+            program: h.program,
+            command: h.command,
+          })),
+        });
+      }
+      await tx.endpointInventoryChange.create({
+        data: {
+          endpointId,
+          digest: doc.digest,
+          added: added.length,
+          removed: removed.length,
+          changes: { added: added.slice(0, MAX_CHANGE_KEYS), removed: removed.slice(0, MAX_CHANGE_KEYS) },
+          at: now,
+        },
+      });
+      return { changed: true };
+    });
+  }
+
+  // Hooks across the fleet grouped by definition hash, most widespread first (offset pagination by rank).
+  async fleetHooks(filter: FleetFilter, take: number, offset: number): Promise<FleetHookRow[]> {
+    const where: Prisma.Sql[] = [Prisma.sql`e.revoked_at IS NULL`];
+    if (filter.groupId) where.push(Prisma.sql`h.group_id = ${filter.groupId}::uuid`);
+    if (filter.layer) where.push(Prisma.sql`h.layer = ${filter.layer}`);
+    if (filter.program) where.push(Prisma.sql`h.program = ${filter.program}`);
+    if (filter.plugin) where.push(Prisma.sql`h.plugin = ${filter.plugin}`);
+    if (filter.hash) where.push(Prisma.sql`h.hash = ${filter.hash}`);
+    if (filter.commandContains) {
+      where.push(Prisma.sql`h.command ILIKE ${`%${likeLiteral(filter.commandContains)}%`} ESCAPE '\\'`);
+    }
+    const having = filter.trust ? Prisma.sql`HAVING bool_or(h.trust = ${filter.trust})` : Prisma.empty;
+    const rows = await this.prisma.$queryRaw<
+      Array<{
+        hash: string;
+        endpoints: number;
+        layers: string[];
+        trust: Record<string, number>;
+        events: string[];
+        programs: (string | null)[];
+        plugins: (string | null)[];
+        running: number;
+        denied: boolean;
+        command: string | null;
+      }>
+    >`
+      SELECT h.hash,
+             count(DISTINCT h.endpoint_id)::int AS endpoints,
+             array_agg(DISTINCT h.layer) AS layers,
+             (SELECT jsonb_object_agg(t.trust, t.n) FROM (
+                SELECT h2.trust, count(DISTINCT h2.endpoint_id)::int AS n FROM endpoint_inventory_hooks h2
+                WHERE h2.hash = h.hash GROUP BY h2.trust) t) AS trust,
+             array_agg(DISTINCT h.event) AS events,
+             array_agg(DISTINCT h.program) AS programs,
+             array_agg(DISTINCT h.plugin) AS plugins,
+             count(DISTINCT h.endpoint_id) FILTER (WHERE h.fate = 'run')::int AS running,
+             EXISTS (SELECT 1 FROM denied_hook_hashes d WHERE d.hash = h.hash) AS denied,
+             max(h.command) AS command
+      FROM endpoint_inventory_hooks h JOIN endpoints e ON e.id = h.endpoint_id
+      WHERE ${Prisma.join(where, ' AND ')}
+      GROUP BY h.hash ${having}
+      ORDER BY endpoints DESC, h.hash
+      LIMIT ${take} OFFSET ${offset}`;
+    return rows.map((r) => ({
+      ...r,
+      programs: r.programs.filter((p): p is string => p !== null),
+      plugins: r.plugins.filter((p): p is string => p !== null),
+      trust: r.trust ?? {},
+    }));
+  }
+
+  // Plugins installed across the fleet.
+  async plugins(
+    groupId?: string,
+  ): Promise<Array<{ plugin: string; endpoints: number; hooks: number; untrusted: number }>> {
+    const group = groupId ? Prisma.sql`AND h.group_id = ${groupId}::uuid` : Prisma.empty;
+    return this.prisma.$queryRaw`
+      SELECT h.plugin, count(DISTINCT h.endpoint_id)::int AS endpoints, count(DISTINCT h.hash)::int AS hooks,
+             count(DISTINCT h.endpoint_id) FILTER (WHERE h.trust IN ('untrusted', 'modified'))::int AS untrusted
+      FROM endpoint_inventory_hooks h JOIN endpoints e ON e.id = h.endpoint_id
+      WHERE h.plugin IS NOT NULL AND e.revoked_at IS NULL ${group}
+      GROUP BY h.plugin ORDER BY endpoints DESC, h.plugin LIMIT 1000`;
+  }
+
+  // Inventory changes, newest first.
+  changes(filter: { endpointId?: string; since?: Date }, take: number, offset: number) {
+    return this.prisma.endpointInventoryChange.findMany({
+      where: {
+        ...(filter.endpointId ? { endpointId: filter.endpointId } : {}),
+        ...(filter.since ? { at: { gte: filter.since } } : {}),
+      },
+      orderBy: [{ at: 'desc' }, { id: 'desc' }],
+      take,
+      skip: offset,
+    });
+  }
+
+  // The latest inventory of an endpoint.
+  latest(endpointId: string) {
+    return this.prisma.endpointInventory.findUnique({ where: { endpointId } });
+  }
+
+  // The group's live endpoints with their latest inventories (for the preview).
+  async groupEndpoints(
+    groupId: string,
+  ): Promise<Array<{ id: string; hostname: string; inventory: { doc: unknown; receivedAt: Date } | null }>> {
+    const endpoints = await this.prisma.endpoint.findMany({
+      where: { groupId, revokedAt: null },
+      select: { id: true, hostname: true },
+      orderBy: { id: 'asc' },
+    });
+    const inventories = await this.prisma.endpointInventory.findMany({
+      where: { endpointId: { in: endpoints.map((e) => e.id) } },
+      select: { endpointId: true, doc: true, receivedAt: true },
+    });
+    const byId = new Map(inventories.map((i) => [i.endpointId, i]));
+    return endpoints.map((e) => {
+      const inv = byId.get(e.id);
+      return { id: e.id, hostname: e.hostname, inventory: inv ? { doc: inv.doc, receivedAt: inv.receivedAt } : null };
+    });
+  }
+
+  // A policy version of a group, with its structured policy and file paths (null when not that group's).
+  async version(groupId: string, versionId: string): Promise<{ policy: unknown; files: string[] } | null> {
+    const row = await this.prisma.policyVersion.findFirst({
+      where: { id: versionId, policy: { groupId } },
+      select: { structured: true, files: { select: { path: true } } },
+    });
+    return row ? { policy: row.structured, files: row.files.map((f) => f.path) } : null;
+  }
+
+  // The admin's known-bad hashes.
+  deniedHashes() {
+    return this.prisma.deniedHookHash.findMany({ orderBy: { createdAt: 'desc' } });
+  }
+
+  // Adds (or re-words) a known-bad hash, audited.
+  async denyHash(hash: string, reason: string, ctx: AuditContext) {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.deniedHookHash.upsert({
+        where: { hash },
+        create: { hash, reason, createdBy: ctx.actorName },
+        update: { reason },
+      });
+      await appendAudit(tx, ctx, {
+        action: 'inventory.deny_hash',
+        targetType: 'hook_hash',
+        targetId: hash,
+        details: { reason },
+      });
+      return row;
+    });
+  }
+
+  // Removes a known-bad hash, audited; false when it was not listed.
+  async undenyHash(hash: string, ctx: AuditContext): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.deniedHookHash.deleteMany({ where: { hash } });
+      if (count === 0) return false;
+      await appendAudit(tx, ctx, { action: 'inventory.undeny_hash', targetType: 'hook_hash', targetId: hash });
+      return true;
+    });
+  }
+
+  // Known-bad hooks present in inventories.
+  knownBad(filter: { groupId?: string; endpointId?: string }) {
+    const g = filter.groupId ? Prisma.sql`AND h.group_id = ${filter.groupId}::uuid` : Prisma.empty;
+    const e = filter.endpointId ? Prisma.sql`AND h.endpoint_id = ${filter.endpointId}::uuid` : Prisma.empty;
+    return this.prisma.$queryRaw<
+      Array<{ endpoint_id: string; hostname: string; hash: string; key: string; reason: string }>
+    >`
+      SELECT h.endpoint_id, e.hostname, h.hash, h.key, d.reason
+      FROM endpoint_inventory_hooks h JOIN denied_hook_hashes d ON d.hash = h.hash JOIN endpoints e ON e.id = h.endpoint_id
+      WHERE e.revoked_at IS NULL ${g} ${e}
+      ORDER BY e.hostname, h.key LIMIT 1000`;
+  }
+
+  // Endpoints that report a revision applied, with their inventory's managed hooks and that revision's policy.
+  managedState(filter: { groupId?: string; endpointId?: string }) {
+    const g = filter.groupId ? Prisma.sql`AND e.group_id = ${filter.groupId}::uuid` : Prisma.empty;
+    const e = filter.endpointId ? Prisma.sql`AND e.id = ${filter.endpointId}::uuid` : Prisma.empty;
+    return this.prisma.$queryRaw<
+      Array<{ endpoint_id: string; hostname: string; doc: unknown; applied_revision: number | null; policy: unknown }>
+    >`
+      SELECT e.id AS endpoint_id, e.hostname, i.doc, e.applied_revision,
+             (SELECT v.structured FROM releases r JOIN policy_versions v ON v.id = r.policy_version_id
+               WHERE r.group_id = e.group_id AND r.revision = e.applied_revision LIMIT 1) AS policy
+      FROM endpoints e JOIN endpoint_inventories i ON i.endpoint_id = e.id
+      WHERE e.revoked_at IS NULL AND e.applied_revision IS NOT NULL
+        AND i.policy_revision = e.applied_revision ${g} ${e}
+      LIMIT 5000`;
+  }
+}

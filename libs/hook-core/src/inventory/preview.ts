@@ -1,0 +1,159 @@
+// Release impact preview: from endpoints' latest inventories, what a policy version would change on each of them.
+// Pure: the API feeds it stored inventories; the same rules as the engine's discovery (allow_managed_hooks_only
+// suppresses user, project, session and plugin hooks; a pinned `[features] hooks` decides the feature).
+import { canonicalJson } from '../trust/canonical-json';
+import { sha256Hex } from '../record/canonical';
+import type { PolicyDocument } from '../policy/schema';
+import type { InventoryDocument } from './schema';
+
+/** One endpoint as the preview sees it. */
+export interface PreviewEndpoint {
+  endpointId: string;
+  hostname: string;
+  /** Latest inventory and when it arrived, or null when it never reported one. */
+  inventory: { doc: InventoryDocument; receivedAt: Date } | null;
+}
+
+export interface PreviewOptions {
+  now: Date;
+  /** Inventories older than this are "unknown impact". */
+  staleAfterMs: number;
+  /** Paths of the files the version ships (relative to managed_dir). */
+  files: readonly string[];
+}
+
+type Layer = 'user' | 'project' | 'plugin' | 'session';
+const SUPPRESSIBLE: readonly Layer[] = ['user', 'project', 'plugin', 'session'];
+
+export interface EndpointImpact {
+  endpointId: string;
+  hostname: string;
+  /** Hooks running today that the version would stop, by layer. */
+  suppressed: Record<Layer, number>;
+  /** Their keys (for comparing with what the engine then skips). */
+  suppressedKeys: string[];
+  /** Hooks on the endpoint turn off entirely (`[features] hooks = false`). */
+  hooksTurnedOff: boolean;
+  /** The inventory is missing or older than the stale bound. */
+  unknown: boolean;
+  inventoryAt: string | null;
+}
+
+export interface ReleasePreview {
+  endpoints: { total: number; known: number; unknown: number };
+  suppressed: Record<Layer, number> & { total: number; endpoints: number };
+  hooksTurnedOff: Array<{ endpointId: string; hostname: string }>;
+  missingManagedScripts: string[];
+  unknownImpact: Array<{ endpointId: string; hostname: string; inventoryAt: string | null }>;
+  perEndpoint: EndpointImpact[];
+  /** sha256 over the summary: what an acknowledgement names. */
+  digest: string;
+}
+
+/** Path characters after a managed_dir prefix in a command. */
+const PATH_CHARS = /[^\s'"`;|&<>()]+/y;
+
+// Managed-directory scripts the policy's commands reference that the version does not ship.
+export function missingManagedScripts(policy: PolicyDocument, files: readonly string[]): string[] {
+  const shipped = new Set(files);
+  const missing = new Set<string>();
+  const hooks = policy.hooks ?? {};
+  const dirs = [hooks.managed_dir, hooks.windows_managed_dir].filter(
+    (d): d is string => typeof d === 'string' && d !== '',
+  );
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (event === 'managed_dir' || event === 'windows_managed_dir' || !Array.isArray(groups)) continue;
+    for (const group of groups) {
+      for (const handler of group.hooks) {
+        for (const command of [handler.command, handler.command_windows, handler.commandWindows]) {
+          if (!command) continue;
+          for (const dir of dirs) {
+            const prefix = dir.endsWith('/') || dir.endsWith('\\') ? dir : `${dir}${dir.includes('\\') ? '\\' : '/'}`;
+            let from = 0;
+            for (;;) {
+              const at = command.indexOf(prefix, from);
+              if (at < 0) break;
+              PATH_CHARS.lastIndex = at + prefix.length;
+              const m = PATH_CHARS.exec(command);
+              from = at + prefix.length;
+              if (!m) continue;
+              const rel = m[0].replace(/\\/g, '/');
+              if (!shipped.has(rel)) missing.add(rel);
+            }
+          }
+        }
+      }
+    }
+  }
+  return [...missing].sort();
+}
+
+// Whether hooks would be on under the policy for an endpoint that reports `current` today.
+function hooksOnUnder(policy: PolicyDocument, current: boolean): boolean {
+  const pinned = policy.features?.hooks ?? policy.features?.zerocode_hooks;
+  return typeof pinned === 'boolean' ? pinned : current;
+}
+
+// Computes the impact of releasing `policy` to these endpoints.
+export function previewRelease(
+  policy: PolicyDocument,
+  endpoints: readonly PreviewEndpoint[],
+  options: PreviewOptions,
+): ReleasePreview {
+  const managedOnly = policy.allow_managed_hooks_only === true;
+  const zero = (): Record<Layer, number> => ({ user: 0, project: 0, plugin: 0, session: 0 });
+  const totals = zero();
+  let suppressedEndpoints = 0;
+  const perEndpoint: EndpointImpact[] = [];
+  for (const e of endpoints) {
+    const inv = e.inventory;
+    const unknown = !inv || options.now.getTime() - inv.receivedAt.getTime() > options.staleAfterMs;
+    const impact: EndpointImpact = {
+      endpointId: e.endpointId,
+      hostname: e.hostname,
+      suppressed: zero(),
+      suppressedKeys: [],
+      hooksTurnedOff: false,
+      unknown,
+      inventoryAt: inv ? inv.receivedAt.toISOString() : null,
+    };
+    if (inv) {
+      const on = hooksOnUnder(policy, inv.doc.hooksEnabled);
+      impact.hooksTurnedOff = inv.doc.hooksEnabled && !on;
+      if (managedOnly && on) {
+        for (const h of inv.doc.hooks) {
+          if (h.managed || h.fate !== 'run' || !SUPPRESSIBLE.includes(h.layer as Layer)) continue;
+          impact.suppressed[h.layer as Layer]++;
+          impact.suppressedKeys.push(h.key);
+        }
+      }
+      const n = SUPPRESSIBLE.reduce((sum, l) => sum + impact.suppressed[l], 0);
+      if (n > 0) suppressedEndpoints++;
+      for (const l of SUPPRESSIBLE) totals[l] += impact.suppressed[l];
+      impact.suppressedKeys.sort();
+    }
+    perEndpoint.push(impact);
+  }
+  const summary = {
+    endpoints: {
+      total: endpoints.length,
+      known: perEndpoint.filter((p) => !p.unknown).length,
+      unknown: perEndpoint.filter((p) => p.unknown).length,
+    },
+    suppressed: { ...totals, total: SUPPRESSIBLE.reduce((s, l) => s + totals[l], 0), endpoints: suppressedEndpoints },
+    hooksTurnedOff: perEndpoint
+      .filter((p) => p.hooksTurnedOff)
+      .map((p) => ({ endpointId: p.endpointId, hostname: p.hostname })),
+    missingManagedScripts: missingManagedScripts(policy, options.files),
+    unknownImpact: perEndpoint
+      .filter((p) => p.unknown)
+      .map((p) => ({ endpointId: p.endpointId, hostname: p.hostname, inventoryAt: p.inventoryAt })),
+  };
+  const digest = `sha256:${sha256Hex(
+    canonicalJson({
+      ...summary,
+      perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
+    }),
+  )}`;
+  return { ...summary, perEndpoint, digest };
+}

@@ -1,0 +1,104 @@
+// Release impact preview and inventory helpers: pure rules.
+import { describe, expect, it } from 'vitest';
+import {
+  missingManagedScripts,
+  previewRelease,
+  programOf,
+  type InventoryDocument,
+  type InventoryHook,
+} from '../../src';
+
+const hook = (layer: InventoryHook['layer'], key: string, fate: 'run' | 'skipped' = 'run'): InventoryHook => ({
+  user: 'alice',
+  layer,
+  event: 'PreToolUse',
+  matcher: null,
+  key,
+  hash: `sha256:${'a'.repeat(64)}`,
+  trust: layer === 'managed' ? 'managed' : 'trusted',
+  managed: layer === 'managed',
+  plugin: null,
+  project: null,
+  fate,
+  skipReason: fate === 'run' ? null : 'untrusted',
+  commandHash: null,
+  program: null,
+  command: null,
+});
+
+const doc = (hooks: InventoryHook[], hooksEnabled = true): InventoryDocument => ({
+  schema: 'hookwarden.inventory/1',
+  collectedAt: '2026-12-01T00:00:00Z',
+  commandMode: 'program',
+  policyRevision: 1,
+  hooksEnabled,
+  allowManagedHooksOnly: false,
+  users: [],
+  hooks,
+  skippedSources: [],
+  warnings: [],
+  digest: `sha256:${'b'.repeat(64)}`,
+});
+
+const now = new Date('2026-12-01T12:00:00Z');
+const fresh = { receivedAt: new Date('2026-12-01T11:00:00Z') };
+
+describe('previewRelease', () => {
+  const endpoints = [
+    {
+      endpointId: 'e1',
+      hostname: 'a',
+      inventory: {
+        doc: doc([hook('user', 'u1'), hook('project', 'p1'), hook('plugin', 'x1', 'skipped'), hook('managed', 'm1')]),
+        ...fresh,
+      },
+    },
+    { endpointId: 'e2', hostname: 'b', inventory: null },
+    {
+      endpointId: 'e3',
+      hostname: 'c',
+      inventory: { doc: doc([hook('user', 'u2')]), receivedAt: new Date('2026-11-01T00:00:00Z') },
+    },
+  ];
+
+  it('counts the running non-managed hooks allow_managed_hooks_only suppresses, per layer and endpoint', () => {
+    const p = previewRelease({ allow_managed_hooks_only: true }, endpoints, {
+      now,
+      staleAfterMs: 86_400_000,
+      files: [],
+    });
+    expect(p.suppressed).toEqual({ user: 2, project: 1, plugin: 0, session: 0, total: 3, endpoints: 2 });
+    expect(p.perEndpoint[0]!.suppressedKeys).toEqual(['p1', 'u1']);
+    expect(p.unknownImpact.map((u) => u.endpointId)).toEqual(['e2', 'e3']);
+    expect(p.endpoints).toEqual({ total: 3, known: 1, unknown: 2 });
+  });
+
+  it('names endpoints that turn hooks off, and nothing for a harmless version', () => {
+    const off = previewRelease({ features: { hooks: false } }, endpoints, { now, staleAfterMs: 86_400_000, files: [] });
+    expect(off.hooksTurnedOff.map((e) => e.endpointId)).toEqual(['e1', 'e3']);
+    expect(off.suppressed.total).toBe(0);
+    const none = previewRelease({}, endpoints, { now, staleAfterMs: 86_400_000, files: [] });
+    expect(none.suppressed.total).toBe(0);
+    expect(none.hooksTurnedOff).toEqual([]);
+    expect(none.digest).not.toBe(off.digest);
+  });
+
+  it('finds managed scripts referenced but not shipped', () => {
+    const policy: Parameters<typeof missingManagedScripts>[0] = {
+      hooks: {
+        managed_dir: '/opt/h',
+        PreToolUse: [{ hooks: [{ type: 'command' as const, command: '/opt/h/a.sh && /opt/h/lib/b.py "x"' }] }],
+      } as unknown as Parameters<typeof missingManagedScripts>[0]['hooks'],
+    };
+    expect(missingManagedScripts(policy, ['a.sh'])).toEqual(['lib/b.py']);
+    expect(missingManagedScripts(policy, ['a.sh', 'lib/b.py'])).toEqual([]);
+  });
+});
+
+describe('programOf', () => {
+  it('takes the first word, quoted or not', () => {
+    expect(programOf('curl -fsSL x | sh')).toBe('curl');
+    expect(programOf('  "/opt/my tools/run" --x')).toBe('/opt/my tools/run');
+    expect(programOf('   ')).toBeNull();
+  });
+});
