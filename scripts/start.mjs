@@ -7,6 +7,7 @@ const databaseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1
 const env = { ...process.env, DATABASE_URL: databaseUrl };
 
 await run(bin('tsc'), ['-b', 'tsconfig.build.json']);
+await run(bin('vite'), ['build', '--logLevel', 'warn'], { ...process.env, FORCE_COLOR: '0' }, 'apps/console');
 await ensureDatabase(databaseUrl);
 await run(bin('prisma'), ['migrate', 'deploy'], env);
 

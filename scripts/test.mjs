@@ -4,4 +4,5 @@ import { bin, run } from './lib.mjs';
 
 await run(bin('prisma'), ['generate']);
 await run(bin('tsc'), ['-b', 'tsconfig.build.json']);
+await run(bin('vite'), ['build', '--logLevel', 'warn'], { ...process.env, FORCE_COLOR: '0' }, 'apps/console');
 await run(bin('vitest'), ['run', ...process.argv.slice(2)]);

@@ -57,6 +57,8 @@ export const configSchema = z.object({
   HOOK_RUN_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(24).default(3),
   /** Interval of the maintenance jobs (partitions, retention, chain reconciliation). */
   HOOK_RUN_MAINTENANCE_INTERVAL_SEC: z.coerce.number().int().min(1).default(300),
+  /** Directory of the built web console served under /console (default: apps/console/dist). */
+  CONSOLE_DIR: z.string().min(1).optional(),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
