@@ -35,14 +35,16 @@ describe('console static serving', () => {
       const res = await fetch(api.baseUrl + p);
       expect(res.status, p).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(res.headers.get('cache-control')).toBe('no-cache');
+      expect(res.headers.get('cache-control')).toBe('no-cache, no-store');
       const csp = res.headers.get('content-security-policy')!;
-      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("script-src 'self';");
+      // Inline <style> only with this response's nonce, which the page carries for the editor.
+      const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'/.exec(csp)![1]!;
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(await res.text()).toBe(index);
+      expect(await res.text()).toBe(index.replace('%CSP_NONCE%', nonce));
     }
     // Every script is an external file from this origin; nothing from a CDN.
     expect(index).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);

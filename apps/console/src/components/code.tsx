@@ -19,6 +19,9 @@ import type { Diagnostic } from '../api/client';
 
 const tomlLanguage = StreamLanguage.define(toml);
 
+// The style nonce the API put in this page (CodeMirror's <style> elements must carry it under the CSP).
+const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? '';
+
 const theme = EditorView.theme({
   '&': { fontSize: '13px', border: '1px solid var(--border)', borderRadius: '6px', background: '#fff' },
   '&.cm-focused': { outline: '2px solid var(--focus)', outlineOffset: '1px' },
@@ -37,6 +40,7 @@ function base(language: boolean, readOnly: boolean): Extension[] {
     language ? [tomlLanguage, syntaxHighlighting(defaultHighlightStyle, { fallback: true })] : [],
     EditorState.readOnly.of(readOnly),
     EditorView.editable.of(!readOnly),
+    EditorView.cspNonce.of(styleNonce),
     theme,
   ];
 }

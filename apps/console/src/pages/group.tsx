@@ -294,6 +294,7 @@ function Secrets({ groupId }: { groupId: string }) {
 
 export default function Group({ params }: { params: Record<string, string> }) {
   const id = params.id!;
+  const canWrite = useCanWrite();
   const g = useQuery({
     queryKey: ['group', id],
     queryFn: () => unwrap(api.GET('/v1/groups/{id}', { params: { path: { id } } })),
@@ -318,7 +319,8 @@ export default function Group({ params }: { params: Record<string, string> }) {
       />
       <div className="grid-2">
         <Endpoints groupId={id} />
-        <Secrets groupId={id} />
+        {/* Enrollment secrets are admin-only in the API (even their list). */}
+        {canWrite ? <Secrets groupId={id} /> : null}
       </div>
     </>
   );

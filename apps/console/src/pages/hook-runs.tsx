@@ -1,6 +1,6 @@
 // Hook-run explorer: every filter of GET /v1/hook-runs (kept in the URL), keyset pages, CSV/NDJSON export of the
 // current filter (downloaded with the bearer header, never a token in a URL).
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, downloadExport, nextCursorOf, unwrap } from '../api/client';
 import type { operations } from '../api/schema';
@@ -54,6 +54,7 @@ export default function HookRuns() {
   const [draft, setDraft] = useState<Partial<Record<FilterKey, string>>>(applied);
   const [exportError, setExportError] = useState<unknown>(null);
   const [exporting, setExporting] = useState<string | null>(null);
+  const queryClient = useQueryClient();
   const groups = useQuery({
     queryKey: ['groups'],
     queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
@@ -78,6 +79,8 @@ export default function HookRuns() {
       if (v) next.set(f.key, v);
     }
     navigate(`/hook-runs${next.size ? `?${next.toString()}` : ''}`, true);
+    // The same filter again means "look for new runs".
+    void queryClient.invalidateQueries({ queryKey: ['hook-runs', 'explore'] });
   };
   const clear = () => {
     setDraft({});
