@@ -4,7 +4,17 @@ import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/fixtures/**', 'coverage/**', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/fixtures/**',
+      'coverage/**',
+      '**/*.mjs',
+      '**/*.cjs',
+      'apps/console/src/api/schema.d.ts',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
@@ -16,7 +26,10 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [
-        createTypeScriptImportResolver({ project: ['./tsconfig.json', './apps/console/tsconfig.json'] }),
+        createTypeScriptImportResolver({
+          project: ['./tsconfig.json', './apps/console/tsconfig.json'],
+          noWarnOnMultipleProjects: true,
+        }),
       ],
     },
     rules: {

@@ -1,4 +1,5 @@
-// `npm start`: build, apply pending migrations, then run the API and the worker; Ctrl-C stops both cleanly.
+// `npm start`: build (packages and web console), apply pending migrations, then run the API (console at /console) and
+// the worker; Ctrl-C stops both cleanly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { bin, ensureDatabase, root, run } from './lib.mjs';

@@ -1,4 +1,5 @@
-// `npm test`: generate the Prisma client, build the packages (tests spawn the real CLIs), run every test.
+// `npm test`: generate the Prisma client, build the packages and the web console (tests spawn the real CLIs and
+// drive the console in Chromium), run every test.
 // Vitest's global setup migrates a template database; each test file clones its own from it.
 import { bin, run } from './lib.mjs';
 

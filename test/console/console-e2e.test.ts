@@ -251,7 +251,7 @@ describe('web console in a real browser', () => {
         page.waitForEvent('download'),
         page.getByRole('button', { name: `Export ${format}` }).click(),
       ]);
-      const text = await fs.readFile((await download.path())!, 'utf8');
+      const text = await fs.readFile(await download.path(), 'utf8');
       expect(download.suggestedFilename()).toMatch(new RegExp(`^hook-runs-.*\\.${format.toLowerCase()}$`));
       if (format === 'CSV') {
         expect(text.split('\n')[0]).toMatch(/endpoint/i);

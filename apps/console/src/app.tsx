@@ -65,28 +65,30 @@ export function App() {
         Skip to content
       </a>
       <aside className="sidebar">
-        <div className="brand">
-          <img src="/console/favicon.svg" alt="" width={28} height={28} />
-          <span>Hookwarden</span>
-        </div>
-        <nav aria-label="Main">
-          <ul>
-            {NAV.map((n) => (
-              <li key={n.to}>
-                <Link to={n.to} aria-current={found?.nav === n.to ? 'page' : undefined}>
-                  {n.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="whoami">
-          <span className={`role role-${session.role}`} data-testid="role">
-            {session.role === 'admin' ? 'Admin' : 'Auditor · read-only'}
-          </span>
-          <button type="button" className="btn-ghost" onClick={() => signOut()}>
-            Sign out
-          </button>
+        <div className="sidebar-inner">
+          <div className="brand">
+            <img src="/console/favicon.svg" alt="" width={28} height={28} />
+            <span>Hookwarden</span>
+          </div>
+          <nav aria-label="Main">
+            <ul>
+              {NAV.map((n) => (
+                <li key={n.to}>
+                  <Link to={n.to} aria-current={found?.nav === n.to ? 'page' : undefined}>
+                    {n.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="whoami">
+            <span className={`role role-${session.role}`} data-testid="role">
+              {session.role === 'admin' ? 'Admin' : 'Auditor · read-only'}
+            </span>
+            <button type="button" className="btn-ghost" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </div>
         </div>
       </aside>
       <main id="main" tabIndex={-1}>

@@ -17,8 +17,8 @@ interface SessionContextValue {
   session: Session | null;
   /** Why the last session ended, shown on the sign-in page (e.g. the token was revoked). */
   endedBecause: string | null;
-  signInWithToken(token: string): Promise<void>;
-  signOut(reason?: string): void;
+  signInWithToken: (token: string) => Promise<void>;
+  signOut: (reason?: string) => void;
 }
 
 const SessionContext = createContext<SessionContextValue | null>(null);

@@ -99,7 +99,9 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   return (
     <div className="error-box" role="alert">
       <strong>{title ?? 'Something went wrong'}</strong>
-      <p className="error-message">{error instanceof Error ? error.message : String(error)}</p>
+      <p className="error-message">
+        {error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error)}
+      </p>
     </div>
   );
 }
@@ -253,10 +255,11 @@ export function Mono({ children, title }: { children: ReactNode; title?: string 
   );
 }
 
-// A shortened id/digest with the whole value as tooltip.
-export function Short({ value, n = 12 }: { value: string | null | undefined; n?: number }) {
+// A shortened id/digest with the whole value as tooltip; `tail` keeps the end (paths, hook keys) instead.
+export function Short({ value, n = 12, tail }: { value: string | null | undefined; n?: number; tail?: boolean }) {
   if (!value) return <span className="muted">—</span>;
-  return <Mono title={value}>{value.length > n + 1 ? `${value.slice(0, n)}…` : value}</Mono>;
+  if (value.length <= n + 1) return <Mono title={value}>{value}</Mono>;
+  return <Mono title={value}>{tail ? `…${value.slice(-n)}` : `${value.slice(0, n)}…`}</Mono>;
 }
 
 export function Percent({ value }: { value: number | null | undefined }) {

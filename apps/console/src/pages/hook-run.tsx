@@ -6,8 +6,11 @@ import { Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, Short, When } f
 import { Link } from '../router';
 
 // A nullable field the document may type loosely.
-const val = (v: unknown): string | null =>
-  v === null || v === undefined ? null : Array.isArray(v) ? String(v[0] ?? '') || null : String(v);
+function val(v: unknown): string | null {
+  const x: unknown = Array.isArray(v) ? v[0] : v;
+  if (x === null || x === undefined || x === '') return null;
+  return typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? String(x) : JSON.stringify(x);
+}
 
 export default function HookRun({ params }: { params: Record<string, string> }) {
   const id = params.id!;
@@ -26,7 +29,7 @@ export default function HookRun({ params }: { params: Record<string, string> }) 
     ['Decision', <Badge key="d" value={val(r.decision)} />],
     ['Skip reason', val(r.skipReason) ?? '—'],
     ['Managed', r.managed ? 'yes' : 'no'],
-    ['Hook key', <Short key="k" value={r.hookKey} n={60} />],
+    ['Hook key', <Short key="k" value={r.hookKey} n={56} tail />],
     ['Hook hash', <Short key="h" value={val(r.hookHash)} n={30} />],
     ['Started', <When key="st" at={r.startedAt} />],
     ['Received', <When key="rc" at={r.receivedAt} />],

@@ -32,7 +32,7 @@ export function RunsTable({ items }: { items: RunRow[] }) {
             <td>{r.event}</td>
             <td>{r.toolName ?? <span className="muted">—</span>}</td>
             <td>
-              <Short value={r.hookKey} n={28} /> {r.managed ? <span className="chip">managed</span> : null}
+              <Short value={r.hookKey} n={34} tail /> {r.managed ? <span className="chip">managed</span> : null}
             </td>
             <td>
               <Badge value={r.status} />

@@ -173,7 +173,9 @@ export default function HookRuns() {
           </div>
         </form>
       </Card>
-      <Card title={runs.data ? `${items.length}${runs.hasNextPage ? '+' : ''} runs` : 'Runs'}>
+      <Card
+        title={runs.data ? `${items.length}${runs.hasNextPage ? '+' : ''} run${items.length === 1 ? '' : 's'}` : 'Runs'}
+      >
         {runs.isPending ? <Loading /> : null}
         <ErrorBox error={runs.error} />
         {runs.data ? <RunsTable items={items} /> : null}

@@ -150,16 +150,23 @@ function RunsChartCard() {
     refetchInterval: 30_000,
   });
   const chart = useMemo(() => {
-    const buckets = q.data?.buckets ?? [];
     const key = by === 'event' ? 'byEvent' : 'byDecision';
+    // Every bucket of the range, empty ones included (the API lists only buckets with runs).
+    const step = range === '24h' ? 3600_000 : 86400_000;
+    const count = range === '24h' ? 25 : 8;
+    const last = Math.floor(Date.now() / step) * step;
+    const slots = Array.from({ length: count }, (_, i) => last - (count - 1 - i) * step);
+    const byStart = new Map(
+      (q.data?.buckets ?? []).map((b) => [Math.floor(new Date(b.start).getTime() / step) * step, b] as const),
+    );
     const labels = new Set<string>();
-    for (const b of buckets) for (const k of Object.keys(b[key])) labels.add(k);
+    for (const b of byStart.values()) for (const k of Object.keys(b[key])) labels.add(k);
     const series = [...labels].sort().map((label) => ({
       label: label === '' || label === 'null' ? '(none)' : label,
-      values: buckets.map((b) => b[key][label] ?? 0),
+      values: slots.map((t) => byStart.get(t)?.[key][label] ?? 0),
     }));
-    return { times: buckets.map((b) => new Date(b.start).getTime() / 1000), series };
-  }, [q.data, by]);
+    return { times: slots.map((t) => t / 1000), series };
+  }, [q.data, by, range]);
   const total = (q.data?.buckets ?? []).reduce((n, b) => n + b.total, 0);
   return (
     <Card
@@ -192,7 +199,7 @@ function RunsChartCard() {
         ) : (
           <>
             <p className="hint">
-              {total} runs · by {by} · per {range === '24h' ? 'hour' : 'day'} (UTC)
+              {total} run{total === 1 ? '' : 's'} · by {by} · per {range === '24h' ? 'hour' : 'day'} (UTC)
             </p>
             <StackedBars times={chart.times} series={chart.series} label={`Hook runs by ${by}`} />
           </>
