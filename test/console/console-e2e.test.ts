@@ -54,7 +54,7 @@ afterAll(async () => {
 
 // Saves a full-page screenshot of the current page as docs-ready PNG.
 async function shot(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => document.fonts.ready);
+  await page.evaluate('document.fonts.ready.then(() => true)');
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
@@ -104,19 +104,26 @@ describe('web console in a real browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(await page.getByTestId('role').innerText()).toBe('Admin');
     // The token lives in this tab's sessionStorage only.
-    const storage = await page.evaluate(() => ({
-      local: JSON.stringify(localStorage),
-      session: sessionStorage.length,
-    }));
+    // (Browser-side expressions are strings: this file is compiled without the DOM library.)
+    const storage = (await page.evaluate(
+      '({ local: JSON.stringify(localStorage), session: sessionStorage.length })',
+    )) as {
+      local: string;
+      session: number;
+    };
     expect(storage.local).not.toContain(api.adminToken);
     expect(storage.session).toBe(1);
+    // A reload keeps the session (this tab's sessionStorage) and its first requests carry the token.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.getByText('Applied version by group').waitFor();
 
     // Keyboard: the skip link and the navigation are reachable with Tab and open with Enter.
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Groups & endpoints');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Groups & endpoints');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Groups & endpoints' }).waitFor();
 
@@ -154,6 +161,9 @@ describe('web console in a real browser', () => {
     await page.reload();
     await page.getByRole('link', { name: os.hostname() }).first().waitFor();
     await shot(page, 'group');
+    await open(page, '/groups', 'Groups & endpoints');
+    await page.getByRole('link', { name: 'console-fleet' }).waitFor();
+    await shot(page, 'groups');
 
     // A policy in the group, then its first version in the editor.
     await open(page, '/policies', 'Policies');
@@ -181,6 +191,14 @@ describe('web console in a real browser', () => {
     await expect.poll(() => page.getByTestId('lint-status').innerText(), { timeout: 10_000 }).toMatch(/^Valid/);
     await page.getByRole('button', { name: 'Edit' }).first().click();
     await setEditor(page, 'Content of check.sh', '#!/bin/sh\necho "checked by hookwarden" >&2\nexit 0\n');
+    // A second managed file by upload.
+    await page.getByLabel('Upload files…').setInputFiles({
+      name: 'helper.sh',
+      mimeType: 'text/x-sh',
+      buffer: Buffer.from('#!/bin/sh\necho helper\n'),
+    });
+    await page.getByLabel('Path of file 2').waitFor();
+    expect(await page.getByLabel('Path of file 2').inputValue()).toBe('helper.sh');
     await page.getByLabel('Message (what changed and why)').fill('First managed Bash check');
     await expect.poll(() => page.getByTestId('lint-status').innerText()).toMatch(/^Valid/);
     await shot(page, 'policy-editor');
@@ -205,9 +223,37 @@ describe('web console in a real browser', () => {
     await page.locator('.cm-mergeView').waitFor();
     await page.locator('.cm-changedLine').first().waitFor();
     await shot(page, 'policy-diff');
+    await open(page, '/policies', 'Policies');
+    await page.getByRole('cell', { name: 'v2' }).waitFor();
+    await shot(page, 'policies');
+
+    // A concurrent edit: the editor's base (v2) goes stale while it is open; the API's 409 is shown with the current
+    // version, and rebasing keeps the author's text.
+    await open(page, `/policies/${made.policyId}/new`, 'New version · console-policy');
+    await expect.poll(() => page.getByTestId('lint-status').innerText(), { timeout: 10_000 }).toMatch(/^Valid/);
+    const v3 = await call(api.baseUrl, 'POST', `/v1/policies/${made.policyId}/versions`, {
+      token: api.adminToken,
+      body: { toml: good, files: [{ path: 'check.sh', content: '#!/bin/sh\nexit 0\n', mode: 0o755 }], baseVersion: 2 },
+    });
+    expect(v3.status).toBe(201);
+    await setEditor(page, 'requirements.toml editor', good.replace('timeout = 30', 'timeout = 45'));
+    await expect.poll(() => page.getByTestId('lint-status').innerText(), { timeout: 10_000 }).toMatch(/^Valid/);
+    await page.getByLabel('Message (what changed and why)').fill('Longer timeout');
+    await page.getByRole('button', { name: 'Create version' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').innerText())
+      .toMatch(/Stale base: the latest version is 3[\s\S]*409 conflict · POST \/v1\/policies\//);
+    log.problems.splice(0); // the refused create logs its 409 on purpose
+    await page.getByRole('button', { name: 'base this edit on version 3' }).click();
+    await page.getByRole('button', { name: 'Create version' }).click();
+    await page.getByRole('heading', { name: 'Version 4' }).waitFor();
+    expect(
+      (await call(api.baseUrl, 'GET', `/v1/policies/${made.policyId}/versions/4`, { token: api.adminToken })).body.toml,
+    ).toContain('timeout = 45');
 
     // A staged release of version 1: rings 50/100, 2 s apart; the live view follows it to the agent.
     await open(page, `/releases?group=${made.groupId}`, 'Releases');
+    await page.getByLabel('Policy').selectOption({ label: 'console-policy' });
     await page.getByLabel('Version').selectOption({ label: 'v1 — First managed Bash check' });
     await page.getByLabel('Rings (cumulative %)').fill('50, 100');
     await page.getByLabel('Interval between rings (s)').fill('2');
@@ -331,7 +377,7 @@ describe('web console in a real browser', () => {
     // Sign-out forgets the token.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     await page.close();
   }, 90_000);
 });

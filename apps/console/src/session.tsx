@@ -56,7 +56,12 @@ export async function whoAmI(token: string): Promise<Role> {
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [session, setSession] = useState<Session | null>(restore);
+  // The restored token is set before the first render: pages' queries start in effects that run before ours.
+  const [session, setSession] = useState<Session | null>(() => {
+    const s = restore();
+    configureAuth(s?.token ?? null);
+    return s;
+  });
   const [endedBecause, setEndedBecause] = useState<string | null>(null);
   const queryClient = useQueryClient();
 

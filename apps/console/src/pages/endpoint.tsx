@@ -5,7 +5,7 @@ import { ago, Badge, Card, ConfirmButton, ErrorBox, Loading, PageHeader, Short, 
 import { Link } from '../router';
 import { useCanWrite } from '../session';
 import { RunsTable } from './hook-runs-table';
-import { fleetState } from './overview';
+import { fleetState } from '../domain';
 
 interface LastStatus {
   errors?: string[];

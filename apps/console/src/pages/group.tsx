@@ -18,7 +18,7 @@ import {
 } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
-import { fleetState } from './overview';
+import { enrollCommand, fleetState } from '../domain';
 
 type EndpointQuery = NonNullable<operations['EndpointsController_list']['parameters']['query']>;
 type EndpointState = NonNullable<EndpointQuery['state']>;
@@ -123,11 +123,6 @@ function Endpoints({ groupId }: { groupId: string }) {
 
 type CreatedSecret = Schemas['CreatedEnrollmentSecretDto'];
 
-// The command an endpoint runs to enroll with a secret against this server.
-export function enrollCommand(secret: string, server = window.location.origin): string {
-  return `hookwarden-agent enroll --server ${server} --secret ${secret}`;
-}
-
 function NewSecret({ groupId, onCreated }: { groupId: string; onCreated: (s: CreatedSecret) => void }) {
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
@@ -206,8 +201,8 @@ function Secrets({ groupId }: { groupId: string }) {
           </div>
           <p>Enroll a machine with:</p>
           <div className="copy-line">
-            <code data-testid="enroll-command">{enrollCommand(created.secret)}</code>
-            <CopyButton text={enrollCommand(created.secret)} label="Copy command" />
+            <code data-testid="enroll-command">{enrollCommand(created.secret, window.location.origin)}</code>
+            <CopyButton text={enrollCommand(created.secret, window.location.origin)} label="Copy command" />
           </div>
           <button type="button" className="btn-ghost" onClick={() => setCreated(null)}>
             I have stored it

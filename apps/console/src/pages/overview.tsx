@@ -6,6 +6,7 @@ import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
 import { StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link } from '../router';
+import { FLEET_STATES, type FleetState, fleetState } from '../domain';
 import { RingBars } from './rollout-parts';
 
 type Endpoint = Schemas['EndpointPageDto']['items'][number];
@@ -13,29 +14,6 @@ type Release = Schemas['ReleaseListDto']['items'][number];
 
 /** Endpoints read for the overview's counts (pages of 500). */
 const ENDPOINT_LIMIT = 5000;
-/** An endpoint not heard from for this long counts as stale. */
-export const STALE_AFTER_MS = 24 * 3600 * 1000;
-
-export const FLEET_STATES = [
-  'applied',
-  'failed',
-  'drifted',
-  'stale',
-  'never checked in',
-  'pending',
-  'revoked',
-] as const;
-export type FleetState = (typeof FLEET_STATES)[number];
-
-// The overview state of an endpoint: revoked, never checked in, stale (silent > 24 h), else its reported state.
-export function fleetState(e: Pick<Endpoint, 'state' | 'lastSeenAt'>, now = Date.now()): FleetState {
-  if (e.state === 'revoked') return 'revoked';
-  if (!e.lastSeenAt) return 'never checked in';
-  if (now - new Date(e.lastSeenAt).getTime() > STALE_AFTER_MS) return 'stale';
-  if (e.state === 'applied' || e.state === 'failed' || e.state === 'drifted') return e.state;
-  return 'pending';
-}
-
 // Every endpoint up to ENDPOINT_LIMIT (keyset pages); `truncated` when there are more.
 async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }> {
   const items: Endpoint[] = [];

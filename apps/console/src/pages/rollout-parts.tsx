@@ -1,20 +1,8 @@
 // Per-ring progress of a rollout: assigned, applied, failed and stale endpoints of the release's revision.
 import type { Schemas } from '../api/client';
+import { ringCounts } from '../domain';
 
 type Rollout = Schemas['RolloutDto'];
-
-// The counts of the rollout's own revision in a ring (other revisions still served there are left out).
-export function ringCounts(rollout: Rollout, ring: Rollout['rings'][number]) {
-  const mine = ring.versions.find((v) => v.releaseId === rollout.release.id || v.revision === rollout.release.revision);
-  const others = ring.versions.filter((v) => v !== mine).reduce((n, v) => n + v.assigned, 0);
-  return {
-    assigned: mine?.assigned ?? 0,
-    applied: mine?.applied ?? 0,
-    failed: mine?.failed ?? 0,
-    stale: mine?.stale ?? 0,
-    others,
-  };
-}
 
 export function RingBars({ rollout, compact }: { rollout: Rollout; compact?: boolean }) {
   return (
