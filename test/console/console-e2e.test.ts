@@ -105,12 +105,9 @@ describe('web console in a real browser', () => {
     expect(await page.getByTestId('role').innerText()).toBe('Admin');
     // The token lives in this tab's sessionStorage only.
     // (Browser-side expressions are strings: this file is compiled without the DOM library.)
-    const storage = (await page.evaluate(
+    const storage = await page.evaluate<{ local: string; session: number }>(
       '({ local: JSON.stringify(localStorage), session: sessionStorage.length })',
-    )) as {
-      local: string;
-      session: number;
-    };
+    );
     expect(storage.local).not.toContain(api.adminToken);
     expect(storage.session).toBe(1);
     // A reload keeps the session (this tab's sessionStorage) and its first requests carry the token.
