@@ -13,6 +13,7 @@ export default tseslint.config(
       '**/*.mjs',
       '**/*.cjs',
       'apps/console/src/api/schema.d.ts',
+      'apps/cli/bin/**',
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
