@@ -6,6 +6,6 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json prisma.con
 COPY prisma ./prisma
 COPY libs ./libs
 COPY apps ./apps
-RUN npm ci --no-audit --no-fund && npx tsc -b tsconfig.build.json
+RUN npm ci --no-audit --no-fund && npm run build
 EXPOSE 3000
 CMD ["node", "--enable-source-maps", "apps/api/dist/main.js"]

@@ -7,10 +7,10 @@ import pg from 'pg';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
-// Runs a command to completion, inheriting stdio; rejects on a non-zero exit.
-export function run(cmd, args, env = process.env) {
+// Runs a command to completion (in `cwd`, relative to the repository), inheriting stdio; rejects on a non-zero exit.
+export function run(cmd, args, env = process.env, cwd = '.') {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: root, env, stdio: 'inherit' });
+    const child = spawn(cmd, args, { cwd: path.join(root, cwd), env, stdio: 'inherit' });
     child.on('error', reject);
     child.on('exit', (code, signal) =>
       code === 0 ? resolve() : reject(new Error(`${path.basename(cmd)} ${args.join(' ')} failed (${signal ?? code})`)),

@@ -1,4 +1,5 @@
-// `npm start`: build, apply pending migrations, then run the API and the worker; Ctrl-C stops both cleanly.
+// `npm start`: build (packages and web console), apply pending migrations, then run the API (console at /console) and
+// the worker; Ctrl-C stops both cleanly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { bin, ensureDatabase, root, run } from './lib.mjs';
@@ -7,6 +8,7 @@ const databaseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1
 const env = { ...process.env, DATABASE_URL: databaseUrl };
 
 await run(bin('tsc'), ['-b', 'tsconfig.build.json']);
+await run(bin('vite'), ['build', '--logLevel', 'warn'], { ...process.env, FORCE_COLOR: '0' }, 'apps/console');
 await ensureDatabase(databaseUrl);
 await run(bin('prisma'), ['migrate', 'deploy'], env);
 

@@ -68,8 +68,8 @@ export function appRoutes(app: INestApplication): AppRoute[] {
   return routes.sort((a, b) => (a.path + a.method).localeCompare(b.path + b.method));
 }
 
-/** Routes served by Fastify plugins rather than the app (API docs UI and assets). */
-const FRAMEWORK_ROUTE = /^\/docs(\/|-json$|-yaml$|$)/;
+/** Routes served by Fastify plugins rather than the app (API docs UI and assets, the web console). */
+const FRAMEWORK_ROUTE = /^\/(docs(\/|-json$|-yaml$|$)|console(\/|$))/;
 
 // Routes registered directly on Fastify or served by the raw router in front of it (not by a controller), with the
 // rule they declare in `config.authRule`.

@@ -9,6 +9,8 @@ import { BundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
 import { RawRouter, requestIdOf } from './common/raw-router';
+import { defaultConsoleDir } from './console/console-assets';
+import { registerConsole } from './console/console.routes';
 import type { AppConfig } from './config/config.schema';
 import { cookieNames } from './sso/session-auth.service';
 import { TokensService } from './tokens/tokens.service';
@@ -92,6 +94,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // Routes registered on Fastify directly (the agent bundle hot path) are described by hand.
   (document.paths as Record<string, unknown>)[BUNDLE_PATH] = bundleOpenApiPath;
   SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
+  // The web console (apps/console), served from memory under /console.
+  registerConsole(fastify, config.CONSOLE_DIR ?? defaultConsoleDir());
   app.enableShutdownHooks();
   return app;
 }

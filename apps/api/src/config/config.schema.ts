@@ -137,6 +137,8 @@ export const configSchema = z.object({
     .default(24 * 3600),
   /** A release whose preview suppresses more hooks than this (or turns hooks off anywhere) needs `previewAck`. */
   RELEASE_PREVIEW_ACK_THRESHOLD: z.coerce.number().int().min(0).default(0),
+  /** Directory of the built web console served under /console (default: apps/console/dist). */
+  CONSOLE_DIR: z.string().min(1).optional(),
 });
 
 /** The configuration schema with the rules between variables (checked after each variable on its own). */

@@ -1,11 +1,13 @@
 // Policy-version routes: author (admins), list/read/requirements.toml/diff (admins and auditors). Versions are immutable.
-import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiHeader,
+  ApiNotFoundResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProduces,
   ApiResponse,
   ApiTags,
@@ -27,6 +29,8 @@ import {
   VersionPageDto,
   VersionParamsDto,
   type VersionSummary,
+  type ValidationResult,
+  ValidationResultDto,
   type VersionView,
   VersionViewDto,
 } from './versions.dto';
@@ -55,6 +59,21 @@ export class VersionsController {
     const result = await this.versions.create(params.id, body, ifMatch, ctx);
     void reply.status(result.created ? 201 : 200).header('etag', `"${result.version.digest}"`);
     return result.version;
+  }
+
+  @Roles('admin')
+  @Post('validate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Validate a version without creating it',
+    description:
+      'Runs the checks of POST /v1/policies/{id}/versions (hook-core parse, schema and lint; files) on the same body ' +
+      'and stores nothing; problems come back located (line/column for TOML, path and field otherwise).',
+  })
+  @ApiOkResponse({ type: ValidationResultDto, description: 'ok, or every problem that would reject the version.' })
+  @ApiNotFoundResponse({ description: 'No such policy.' })
+  validate(@Param() params: PolicyIdParamDto, @Body() body: CreateVersionDto): Promise<ValidationResult> {
+    return this.versions.validate(params.id, body);
   }
 
   @ReadRoles()

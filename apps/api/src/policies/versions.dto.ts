@@ -65,6 +65,16 @@ export const diagnosticSchema = z.object({
 });
 export type DiagnosticView = z.infer<typeof diagnosticSchema>;
 
+export const validationResultSchema = z.object({
+  ok: z.boolean().describe('true when a version with this content would be accepted'),
+  errors: z.array(diagnosticSchema).describe('Every problem that would reject it (same diagnostics as a 400)'),
+  warnings: z.array(diagnosticSchema).describe('Lint warnings a new version would store'),
+  digest: z.string().nullable().describe('The digest the version would get (null when not ok)'),
+  toml: z.string().nullable().describe('The canonical requirements.toml it would store (null when not ok)'),
+});
+export type ValidationResult = z.infer<typeof validationResultSchema>;
+export class ValidationResultDto extends createZodDto(validationResultSchema) {}
+
 export const versionFileViewSchema = z.object({
   path: z.string(),
   sha256: z.string(),

@@ -7,7 +7,14 @@ import { decodeCursor, type Page, toPage } from '../common/pagination';
 import { z } from 'zod';
 import { diffAsText, diffVersions } from './version-diff';
 import { prepareVersion } from './version-content';
-import type { CreateVersionInput, DiagnosticView, DiffView, VersionSummary, VersionView } from './versions.dto';
+import type {
+  CreateVersionInput,
+  DiagnosticView,
+  DiffView,
+  ValidationResult,
+  VersionSummary,
+  VersionView,
+} from './versions.dto';
 import {
   type BaseRef,
   VersionsRepository,
@@ -120,6 +127,15 @@ export class VersionsService {
           { reason: 'stale_base', currentVersion: result.current ? toSummary(result.current) : null },
         );
     }
+  }
+
+  // Runs the same validation as create (hook-core schema, lint, files) and writes nothing: the editor's live lint.
+  async validate(policyId: string, input: CreateVersionInput): Promise<ValidationResult> {
+    if (!(await this.versions.policyExists(policyId))) throw policyNotFound(policyId);
+    const prepared = prepareVersion(input);
+    if (!prepared.ok) return { ok: false, errors: prepared.errors, warnings: [], digest: null, toml: null };
+    const { warnings, digest, toml } = prepared.version;
+    return { ok: true, errors: [], warnings, digest, toml };
   }
 
   // Versions of a policy, newest first.

@@ -1,0 +1,112 @@
+// The app shell: sign-in when signed out; otherwise navigation, the signed-in role and the current page.
+import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { ErrorBoundary } from './components/error-boundary';
+import { Loading } from './components/ui';
+import { Link, match, useLocation } from './router';
+import { useSession } from './session';
+import { SignIn } from './sign-in';
+
+type Page = LazyExoticComponent<ComponentType<{ params: Record<string, string> }>>;
+
+const Overview = lazy(() => import('./pages/overview'));
+const Groups = lazy(() => import('./pages/groups'));
+const Group = lazy(() => import('./pages/group'));
+const Endpoint = lazy(() => import('./pages/endpoint'));
+const Policies = lazy(() => import('./pages/policies'));
+const Policy = lazy(() => import('./pages/policy'));
+const NewVersion = lazy(() => import('./pages/new-version'));
+const Releases = lazy(() => import('./pages/releases'));
+const Rollout = lazy(() => import('./pages/rollout'));
+const HookRuns = lazy(() => import('./pages/hook-runs'));
+const HookRun = lazy(() => import('./pages/hook-run'));
+const Audit = lazy(() => import('./pages/audit'));
+
+/** Every page: its path pattern, component and the navigation entry it belongs to. */
+const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
+  { pattern: '/', page: Overview, nav: '/' },
+  { pattern: '/groups', page: Groups, nav: '/groups' },
+  { pattern: '/groups/:id', page: Group, nav: '/groups' },
+  { pattern: '/endpoints/:id', page: Endpoint, nav: '/groups' },
+  { pattern: '/policies', page: Policies, nav: '/policies' },
+  { pattern: '/policies/:id', page: Policy, nav: '/policies' },
+  { pattern: '/policies/:id/new', page: NewVersion, nav: '/policies' },
+  { pattern: '/releases', page: Releases, nav: '/releases' },
+  { pattern: '/releases/:id', page: Rollout, nav: '/releases' },
+  { pattern: '/hook-runs', page: HookRuns, nav: '/hook-runs' },
+  { pattern: '/hook-runs/:id', page: HookRun, nav: '/hook-runs' },
+  { pattern: '/audit', page: Audit, nav: '/audit' },
+];
+
+const NAV = [
+  { to: '/', label: 'Overview' },
+  { to: '/groups', label: 'Groups & endpoints' },
+  { to: '/policies', label: 'Policies' },
+  { to: '/releases', label: 'Releases' },
+  { to: '/hook-runs', label: 'Hook runs' },
+  { to: '/audit', label: 'Audit log' },
+];
+
+export function App() {
+  const { session, signOut } = useSession();
+  const location = useLocation();
+  if (!session) return <SignIn />;
+  let found: { page: Page; params: Record<string, string>; nav: string } | null = null;
+  for (const r of ROUTES) {
+    const params = match(r.pattern, location.path);
+    if (params) {
+      found = { page: r.page, params, nav: r.nav };
+      break;
+    }
+  }
+  const Current = found?.page;
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <div className="sidebar-inner">
+          <div className="brand">
+            <img src="/console/favicon.svg" alt="" width={28} height={28} />
+            <span>Hookwarden</span>
+          </div>
+          <nav aria-label="Main">
+            <ul>
+              {NAV.map((n) => (
+                <li key={n.to}>
+                  <Link to={n.to} aria-current={found?.nav === n.to ? 'page' : undefined}>
+                    {n.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="whoami">
+            <span className={`role role-${session.role}`} data-testid="role">
+              {session.role === 'admin' ? 'Admin' : 'Auditor · read-only'}
+            </span>
+            <button type="button" className="btn-ghost" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </aside>
+      <main id="main" tabIndex={-1}>
+        <ErrorBoundary key={location.path}>
+          <Suspense fallback={<Loading what="page" />}>
+            {Current ? (
+              <Current params={found!.params} />
+            ) : (
+              <div className="card">
+                <h1>Not found</h1>
+                <p>
+                  There is no console page at <code>{location.path}</code>. <Link to="/">Go to the overview</Link>.
+                </p>
+              </div>
+            )}
+          </Suspense>
+        </ErrorBoundary>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+// Pure rules of the console (no DOM, no network): fleet states, ring counts, the enroll command. Unit-tested.
+import type { Schemas } from './api/client';
+
+type Endpoint = Pick<Schemas['EndpointPageDto']['items'][number], 'state' | 'lastSeenAt'>;
+type Rollout = Schemas['RolloutDto'];
+
+/** An endpoint not heard from for this long counts as stale. */
+export const STALE_AFTER_MS = 24 * 3600 * 1000;
+
+export const FLEET_STATES = [
+  'applied',
+  'failed',
+  'drifted',
+  'stale',
+  'never checked in',
+  'pending',
+  'revoked',
+] as const;
+export type FleetState = (typeof FLEET_STATES)[number];
+
+// The overview state of an endpoint: revoked, never checked in, stale (silent > 24 h), else its reported state.
+export function fleetState(e: Endpoint, now = Date.now()): FleetState {
+  if (e.state === 'revoked') return 'revoked';
+  if (!e.lastSeenAt) return 'never checked in';
+  if (now - new Date(e.lastSeenAt).getTime() > STALE_AFTER_MS) return 'stale';
+  if (e.state === 'applied' || e.state === 'failed' || e.state === 'drifted') return e.state;
+  return 'pending';
+}
+
+// The counts of the rollout's own revision in a ring (other revisions still served there are left out).
+export function ringCounts(rollout: Rollout, ring: Rollout['rings'][number]) {
+  const mine = ring.versions.find((v) => v.releaseId === rollout.release.id || v.revision === rollout.release.revision);
+  const others = ring.versions.filter((v) => v !== mine).reduce((n, v) => n + v.assigned, 0);
+  return {
+    assigned: mine?.assigned ?? 0,
+    applied: mine?.applied ?? 0,
+    failed: mine?.failed ?? 0,
+    stale: mine?.stale ?? 0,
+    others,
+  };
+}
+
+// The command an endpoint runs to enroll with a secret against this server.
+export function enrollCommand(secret: string, server: string): string {
+  return `hookwarden-agent enroll --server ${server} --secret ${secret}`;
+}

@@ -1,0 +1,358 @@
+// Admin audit log: filtered entries (keyset pages), chain verification against the checkpoint kept in this
+// browser (its signature checked here too), and (admins) the bundle-signing keys: list, add, activate, retire.
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import type { operations } from '../api/schema';
+import { type Checkpoint, checkSignature, loadCheckpoint, saveCheckpoint } from '../checkpoint';
+import {
+  Badge,
+  Card,
+  ConfirmButton,
+  Empty,
+  ErrorBox,
+  Loading,
+  MoreButton,
+  PageHeader,
+  Short,
+  When,
+} from '../components/ui';
+import { navigate, useLocation } from '../router';
+import { useCanWrite } from '../session';
+
+type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
+type AuditFilter = 'action' | 'actionPrefix' | 'actor' | 'targetType' | 'targetId' | 'from' | 'to';
+const FILTERS: Array<{ key: AuditFilter; label: string; placeholder?: string }> = [
+  { key: 'actionPrefix', label: 'Action prefix', placeholder: 'policy.' },
+  { key: 'action', label: 'Action', placeholder: 'policy.version.create' },
+  { key: 'actor', label: 'Actor (id or name)' },
+  { key: 'targetType', label: 'Target type' },
+  { key: 'targetId', label: 'Target id' },
+  { key: 'from', label: 'From (ISO time)', placeholder: '2026-01-01T00:00:00Z' },
+  { key: 'to', label: 'To (ISO time)' },
+];
+
+type Entry = Schemas['AuditEntryPageDto']['items'][number];
+
+function Entries() {
+  const { query } = useLocation();
+  const applied: Partial<Record<AuditFilter, string>> = {};
+  for (const f of FILTERS) {
+    const v = query.get(f.key);
+    if (v) applied[f.key] = v;
+  }
+  const [draft, setDraft] = useState(applied);
+  const [open, setOpen] = useState<string | null>(null);
+  const q = useInfiniteQuery({
+    queryKey: ['audit-log', JSON.stringify(applied)],
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.GET('/v1/audit-log', {
+          params: { query: { ...(applied as AuditQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+        }),
+      ),
+    initialPageParam: '',
+    getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    for (const f of FILTERS) {
+      const v = draft[f.key]?.trim();
+      if (v) next.set(f.key, v);
+    }
+    navigate(`/audit${next.size ? `?${next.toString()}` : ''}`, true);
+  };
+  const items: Entry[] = q.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <Card title="Entries" className="span-2">
+      <form className="filters" onSubmit={submit} aria-label="Audit filters">
+        {FILTERS.map((f) => (
+          <div className="filter" key={f.key}>
+            <label htmlFor={`a-${f.key}`}>{f.label}</label>
+            <input
+              id={`a-${f.key}`}
+              value={draft[f.key] ?? ''}
+              placeholder={f.placeholder}
+              onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
+            />
+          </div>
+        ))}
+        <div className="filter-actions">
+          <button type="submit" className="btn-primary">
+            Apply filters
+          </button>
+          <button
+            type="button"
+            className="btn-ghost"
+            onClick={() => {
+              setDraft({});
+              navigate('/audit', true);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data && items.length === 0 ? <Empty>No entry matches.</Empty> : null}
+      {items.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Seq</th>
+              <th scope="col">When</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Action</th>
+              <th scope="col">Target</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((e) => (
+              <tr key={e.id}>
+                <td>{e.seq}</td>
+                <td>
+                  <When at={e.at} />
+                </td>
+                <td>
+                  {e.actorName} <span className="muted">({e.role})</span>
+                </td>
+                <td>
+                  <code>{e.action}</code>
+                </td>
+                <td>
+                  {e.targetType} <Short value={e.targetId} n={10} />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="btn-ghost btn-small"
+                    aria-expanded={open === e.id}
+                    onClick={() => setOpen(open === e.id ? null : e.id)}
+                  >
+                    {open === e.id ? 'Hide' : 'Show'}
+                  </button>
+                  {open === e.id ? (
+                    <pre className="code-block small">
+                      {JSON.stringify(
+                        {
+                          details: e.details,
+                          hash: e.hash,
+                          prevHash: e.prevHash,
+                          requestId: e.requestId,
+                          clientIp: e.clientIp,
+                        },
+                        null,
+                        2,
+                      )}
+                    </pre>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <MoreButton hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => void q.fetchNextPage()} />
+    </Card>
+  );
+}
+
+type Verify = Schemas['VerifyResultDto'];
+
+function VerifyCard() {
+  const [kept, setKept] = useState<Checkpoint | null>(loadCheckpoint);
+  const [result, setResult] = useState<Verify | null>(null);
+  const [signature, setSignature] = useState<boolean | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const verify = async () => {
+    setBusy(true);
+    setError(null);
+    setSignature(undefined);
+    try {
+      const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
+      const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
+      setResult(r);
+      if (r.ok && r.checkpoint) {
+        const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
+        const sig = await checkSignature(r.checkpoint, trusted.keys);
+        setSignature(sig);
+        if (sig !== false) {
+          saveCheckpoint(r.checkpoint);
+          setKept(r.checkpoint);
+        }
+      }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Card title="Verify the chain">
+      <p className="hint">
+        Recomputes every entry's hash and link on the server and checks the chain still reaches the checkpoint kept in
+        this browser from the last verify.
+      </p>
+      {kept ? (
+        <dl className="facts" aria-label="Kept checkpoint">
+          <dt>Kept checkpoint</dt>
+          <dd>
+            seq {kept.seq} · <Short value={kept.hash} n={16} /> · <When at={kept.at} />
+          </dd>
+          <dt>Signed by</dt>
+          <dd>
+            <Short value={kept.keyId} n={24} />
+          </dd>
+        </dl>
+      ) : (
+        <p className="muted">No checkpoint kept yet: the first verify keeps one.</p>
+      )}
+      <button type="button" className="btn-primary" onClick={() => void verify()} disabled={busy}>
+        {busy ? 'Verifying…' : 'Verify now'}
+      </button>
+      <ErrorBox error={error} />
+      {result ? (
+        <div className={result.ok ? 'verify-ok' : 'verify-bad'} role="status" data-testid="verify-result">
+          {result.ok ? (
+            <>
+              <strong>Chain intact</strong> — {result.checked} entries checked.
+              {result.checkpoint ? (
+                <pre className="code-block small">{JSON.stringify(result.checkpoint, null, 2)}</pre>
+              ) : null}
+              <p>
+                Signature:{' '}
+                {signature === true
+                  ? 'valid (checked in this browser with the trusted key)'
+                  : signature === false
+                    ? 'INVALID — the checkpoint was not kept'
+                    : signature === null
+                      ? 'not checked (this browser has no Ed25519 or the key is not trusted)'
+                      : '…'}
+              </p>
+            </>
+          ) : (
+            <>
+              <strong>Chain broken: {result.problem ?? 'unknown problem'}</strong>
+              <p>
+                {result.reason ?? ''} {result.firstBrokenSeq ? `First broken entry: seq ${result.firstBrokenSeq}.` : ''}
+              </p>
+            </>
+          )}
+        </div>
+      ) : null}
+    </Card>
+  );
+}
+
+function SigningKeys() {
+  const queryClient = useQueryClient();
+  const q = useQuery({ queryKey: ['signing-keys'], queryFn: () => unwrap(api.GET('/v1/signing-keys')) });
+  const [error, setError] = useState<unknown>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['signing-keys'] });
+  const add = async (activate: boolean) => {
+    setError(null);
+    try {
+      await unwrap(api.POST('/v1/signing-keys', { body: { activate } }), 'POST');
+      await refresh();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <Card
+      title="Signing keys"
+      actions={
+        <ConfirmButton
+          label="Add key"
+          title="Generate a new signing key?"
+          body="The server generates an Ed25519 key and stores it; it is trusted by agents from their next key-list fetch. Activate it later to sign new bundles."
+          confirmLabel="Generate key"
+          onConfirm={() => add(false)}
+        />
+      }
+    >
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error ?? error} />
+      {q.data ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Status</th>
+              <th scope="col">Source</th>
+              <th scope="col">Created</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.items.map((k) => (
+              <tr key={k.kid}>
+                <td>
+                  <Short value={k.kid} n={26} />
+                </td>
+                <td>
+                  <Badge value={k.status} />
+                </td>
+                <td>{k.source}</td>
+                <td>
+                  <When at={k.createdAt} />
+                </td>
+                <td className="button-row">
+                  {k.status === 'trusted' ? (
+                    <ConfirmButton
+                      label="Activate"
+                      className="btn-small"
+                      title="Activate this key?"
+                      body="Every API instance signs new bundles with it from its next release."
+                      onConfirm={async () => {
+                        await unwrap(
+                          api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } }),
+                          'POST',
+                        );
+                        await refresh();
+                      }}
+                    />
+                  ) : null}
+                  {k.status === 'trusted' ? (
+                    <ConfirmButton
+                      label="Retire"
+                      danger
+                      className="btn-small"
+                      title="Retire this key?"
+                      body="It is dropped from the key list agents trust. The API refuses while a group is still served a bundle it signed."
+                      onConfirm={async () => {
+                        await unwrap(
+                          api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } }),
+                          'POST',
+                        );
+                        await refresh();
+                      }}
+                    />
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </Card>
+  );
+}
+
+export default function Audit() {
+  const canWrite = useCanWrite();
+  return (
+    <>
+      <PageHeader title="Audit log" subtitle="Every change made through the API, hash-chained and verifiable." />
+      <div className="grid-2">
+        <VerifyCard />
+        {canWrite ? <SigningKeys /> : null}
+        <Entries />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,149 @@
+// One endpoint: platform, agent, applied revision and digest, drift and last errors, its recent hook runs; revoke.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { ago, Badge, Card, ConfirmButton, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
+import { Link } from '../router';
+import { useCanWrite } from '../session';
+import { RunsTable } from './hook-runs-table';
+import { fleetState } from '../domain';
+
+interface LastStatus {
+  errors?: string[];
+  files?: Array<{ path: string; sha256: string | null }>;
+}
+
+export default function Endpoint({ params }: { params: Record<string, string> }) {
+  const id = params.id!;
+  const canWrite = useCanWrite();
+  const queryClient = useQueryClient();
+  const q = useQuery({
+    queryKey: ['endpoint', id],
+    queryFn: () => unwrap(api.GET('/v1/endpoints/{id}', { params: { path: { id } } })),
+    refetchInterval: 5_000,
+  });
+  const runs = useQuery({
+    queryKey: ['hook-runs', { endpointId: id, limit: 20 }],
+    queryFn: () => unwrap(api.GET('/v1/hook-runs', { params: { query: { endpointId: id, limit: 20 } } })),
+    refetchInterval: 10_000,
+  });
+  const findings = useQuery({
+    queryKey: ['findings', id],
+    queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { endpointId: id, limit: 20 } } })),
+  });
+  if (q.isPending) return <Loading what="endpoint" />;
+  if (q.error) return <ErrorBox error={q.error} />;
+  const e = q.data;
+  const status = (e.lastStatus ?? {}) as LastStatus;
+  const errors = status.errors ?? [];
+  const digest = Array.isArray(e.appliedDigest) ? (e.appliedDigest[0] ?? null) : (e.appliedDigest as string | null);
+  return (
+    <>
+      <PageHeader
+        title={`Endpoint · ${e.hostname}`}
+        subtitle={
+          <>
+            In group <Link to={`/groups/${e.groupId}`}>{e.groupName}</Link> · enrolled <When at={e.enrolledAt} />
+          </>
+        }
+        actions={
+          canWrite && e.state !== 'revoked' ? (
+            <ConfirmButton
+              label="Revoke endpoint"
+              danger
+              title={`Revoke ${e.hostname}?`}
+              body="Its credential stops working at once (401 on every route); its managed layer stays as it is on disk. The machine must enroll again to come back."
+              onConfirm={async () => {
+                await unwrap(api.POST('/v1/endpoints/{id}/revoke', { params: { path: { id } } }), 'POST');
+                await queryClient.invalidateQueries({ queryKey: ['endpoint', id] });
+              }}
+            />
+          ) : null
+        }
+      />
+      <div className="grid-2">
+        <Card title="State">
+          <dl className="facts">
+            <dt>State</dt>
+            <dd>
+              <Badge value={fleetState(e)} />{' '}
+              {e.state !== fleetState(e) ? <span className="muted">(reported {e.state})</span> : null}
+            </dd>
+            <dt>Last check-in</dt>
+            <dd>
+              {ago(e.lastSeenAt)} {e.lastSeenAt ? <When at={e.lastSeenAt} /> : null}
+            </dd>
+            <dt>Applied revision</dt>
+            <dd>{e.appliedRevision ?? '—'}</dd>
+            <dt>Applied policy version</dt>
+            <dd>{e.appliedPolicyVersion === null ? '—' : `v${e.appliedPolicyVersion}`}</dd>
+            <dt>Applied digest</dt>
+            <dd>
+              <Short value={digest} n={28} />
+            </dd>
+            <dt>Target revision</dt>
+            <dd>{e.targetRevision ?? '—'}</dd>
+            {e.revokedAt ? (
+              <>
+                <dt>Revoked</dt>
+                <dd>
+                  <When at={e.revokedAt} />
+                </dd>
+              </>
+            ) : null}
+          </dl>
+        </Card>
+        <Card title="Machine">
+          <dl className="facts">
+            <dt>Hostname</dt>
+            <dd>{e.hostname}</dd>
+            <dt>Platform</dt>
+            <dd>{e.platform}</dd>
+            <dt>Agent version</dt>
+            <dd>{e.agentVersion}</dd>
+            <dt>Machine id</dt>
+            <dd>
+              <Short value={e.machineId} n={24} />
+            </dd>
+            <dt>Uploads pending</dt>
+            <dd>{e.uploadsPending}</dd>
+            <dt>Records dropped (spool cap)</dt>
+            <dd className={e.recordsDropped > 0 ? 'text-bad' : undefined}>{e.recordsDropped}</dd>
+          </dl>
+        </Card>
+        <Card title="Drift and last errors" className="span-2">
+          {errors.length === 0 ? (
+            <p className="ok-line">No drift or error in the last report.</p>
+          ) : (
+            <ul className="error-list">
+              {errors.map((msg, i) => (
+                <li key={i}>{msg}</li>
+              ))}
+            </ul>
+          )}
+          {findings.data && findings.data.items.length > 0 ? (
+            <>
+              <h3>Record-chain findings</h3>
+              <ul className="error-list">
+                {findings.data.items.map((f) => (
+                  <li key={f.id}>
+                    <Badge value={f.kind} tone="warn" /> seq {f.fromSeq ?? '?'}–{f.toSeq ?? '?'} · detected{' '}
+                    <When at={f.detectedAt} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </Card>
+        <Card
+          title="Recent hook runs"
+          className="span-2"
+          actions={<Link to={`/hook-runs?endpointId=${id}`}>Explore all</Link>}
+        >
+          {runs.isPending ? <Loading /> : null}
+          <ErrorBox error={runs.error} />
+          {runs.data ? <RunsTable items={runs.data.items} /> : null}
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,118 @@
+// Groups: every group with its endpoint count; admins create groups here.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, nextCursorOf, unwrap } from '../api/client';
+import { Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { Link, navigate } from '../router';
+import { useCanWrite } from '../session';
+
+function CreateGroup() {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const g = await unwrap(api.POST('/v1/groups', { body: { name: name.trim(), description } }), 'POST');
+      await queryClient.invalidateQueries({ queryKey: ['groups'] });
+      navigate(`/groups/${g.id}`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Create a group">
+      <label htmlFor="group-name">Name</label>
+      <input id="group-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      <label htmlFor="group-description">Description</label>
+      <input
+        id="group-description"
+        maxLength={2000}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+      />
+      <div className="form-span">
+        <ErrorBox error={error} />
+        <button type="submit" className="btn-primary" data-write disabled={busy || name.trim() === ''}>
+          {busy ? 'Creating…' : 'Create group'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+// How many endpoints each group has (first 5000 endpoints).
+async function endpointCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let cursor: string | undefined;
+  for (let i = 0; i < 10; i++) {
+    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 500, cursor } } }));
+    for (const e of page.items) if (e.state !== 'revoked') counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
+    const next = nextCursorOf(page);
+    if (!next) break;
+    cursor = next;
+  }
+  return counts;
+}
+
+export default function Groups() {
+  const canWrite = useCanWrite();
+  const groups = useQuery({
+    queryKey: ['groups'],
+    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
+  });
+  const counts = useQuery({ queryKey: ['endpoint-counts'], queryFn: endpointCounts });
+  return (
+    <>
+      <PageHeader
+        title="Groups & endpoints"
+        subtitle="Endpoints enroll into a group and receive its current release."
+      />
+      <div className="grid-2">
+        <Card title="Groups" className={canWrite ? undefined : 'span-2'}>
+          {groups.isPending ? <Loading /> : null}
+          <ErrorBox error={groups.error} />
+          {groups.data && groups.data.items.length === 0 ? <Empty>No groups.</Empty> : null}
+          {groups.data ? (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">Endpoints</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {groups.data.items.map((g) => (
+                  <tr key={g.id}>
+                    <td>
+                      <Link to={`/groups/${g.id}`}>{g.name}</Link>{' '}
+                      {g.isDefault ? <span className="chip">default</span> : null}
+                    </td>
+                    <td className="muted">{g.description || '—'}</td>
+                    <td>{counts.data ? (counts.data.get(g.id) ?? 0) : '…'}</td>
+                    <td>
+                      <When at={g.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </Card>
+        {canWrite ? (
+          <Card title="New group">
+            <CreateGroup />
+          </Card>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,334 @@
+// Overview: endpoints by state and by applied version per group, hook runs over 24 h / 7 d by event or decision,
+// top failing and blocking hooks, open findings, rollouts in progress with their ring progress.
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { StackedBars } from '../components/chart';
+import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
+import { Link } from '../router';
+import { FLEET_STATES, type FleetState, fleetState } from '../domain';
+import { RingBars } from './rollout-parts';
+
+type Endpoint = Schemas['EndpointPageDto']['items'][number];
+type Release = Schemas['ReleaseListDto']['items'][number];
+
+/** Endpoints read for the overview's counts (pages of 500). */
+const ENDPOINT_LIMIT = 5000;
+// Every endpoint up to ENDPOINT_LIMIT (keyset pages); `truncated` when there are more.
+async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }> {
+  const items: Endpoint[] = [];
+  let cursor: string | undefined;
+  while (items.length < ENDPOINT_LIMIT) {
+    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 500, cursor } } }));
+    items.push(...page.items);
+    const next = nextCursorOf(page);
+    if (!next) return { items, truncated: false };
+    cursor = next;
+  }
+  return { items, truncated: true };
+}
+
+// Releases still rolling or paused, across groups (the first 200 groups).
+async function activeRollouts(): Promise<Release[]> {
+  const groups = await unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } }));
+  const lists = await Promise.all(
+    groups.items.map((g) => unwrap(api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId: g.id } } }))),
+  );
+  return lists.flatMap((l) => l.items).filter((r) => r.status === 'rolling' || r.status === 'paused');
+}
+
+function FleetCard() {
+  const q = useQuery({ queryKey: ['overview', 'endpoints'], queryFn: allEndpoints, refetchInterval: 15_000 });
+  const summary = useMemo(() => {
+    const byState = new Map<FleetState, number>();
+    const byGroup = new Map<string, { name: string; id: string; versions: Map<string, number>; total: number }>();
+    const now = Date.now();
+    for (const e of q.data?.items ?? []) {
+      const s = fleetState(e, now);
+      byState.set(s, (byState.get(s) ?? 0) + 1);
+      if (s === 'revoked') continue;
+      const g = byGroup.get(e.groupId) ?? { name: e.groupName, id: e.groupId, versions: new Map(), total: 0 };
+      const v = e.appliedPolicyVersion === null ? 'none' : `v${e.appliedPolicyVersion}`;
+      g.versions.set(v, (g.versions.get(v) ?? 0) + 1);
+      g.total++;
+      byGroup.set(e.groupId, g);
+    }
+    return { byState, groups: [...byGroup.values()].sort((a, b) => a.name.localeCompare(b.name)) };
+  }, [q.data]);
+  return (
+    <Card title="Endpoints" actions={<Link to="/groups">All groups</Link>}>
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data ? (
+        <>
+          <ul className="stat-row" aria-label="Endpoints by state">
+            {FLEET_STATES.filter((s) => s !== 'revoked' || summary.byState.get(s)).map((s) => (
+              <li key={s} className={`stat stat-${s.replaceAll(' ', '-')}`}>
+                <span className="stat-value">{summary.byState.get(s) ?? 0}</span>
+                <span className="stat-label">{s}</span>
+              </li>
+            ))}
+          </ul>
+          {q.data.truncated ? <p className="hint">Counts cover the first {ENDPOINT_LIMIT} endpoints.</p> : null}
+          <h3>Applied version by group</h3>
+          {summary.groups.length === 0 ? (
+            <Empty>No enrolled endpoints yet.</Empty>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Group</th>
+                  <th scope="col">Endpoints</th>
+                  <th scope="col">Applied versions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {summary.groups.map((g) => (
+                  <tr key={g.id}>
+                    <td>
+                      <Link to={`/groups/${g.id}`}>{g.name}</Link>
+                    </td>
+                    <td>{g.total}</td>
+                    <td>
+                      <div className="version-split">
+                        {[...g.versions.entries()]
+                          .sort((a, b) => b[1] - a[1])
+                          .map(([v, n]) => (
+                            <span key={v} className="chip">
+                              {v} <strong>{n}</strong>
+                            </span>
+                          ))}
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      ) : null}
+    </Card>
+  );
+}
+
+type Range = '24h' | '7d';
+type By = 'event' | 'decision';
+
+function RunsChartCard() {
+  const [range, setRange] = useState<Range>('24h');
+  const [by, setBy] = useState<By>('event');
+  const q = useQuery({
+    queryKey: ['overview', 'stats', range],
+    queryFn: () => {
+      const from = new Date(Date.now() - (range === '24h' ? 24 : 24 * 7) * 3600_000).toISOString();
+      return unwrap(
+        api.GET('/v1/hook-runs/stats', { params: { query: { bucket: range === '24h' ? 'hour' : 'day', from } } }),
+      );
+    },
+    refetchInterval: 30_000,
+  });
+  const chart = useMemo(() => {
+    const key = by === 'event' ? 'byEvent' : 'byDecision';
+    // Every bucket of the range, empty ones included (the API lists only buckets with runs).
+    const step = range === '24h' ? 3600_000 : 86400_000;
+    const count = range === '24h' ? 25 : 8;
+    const last = Math.floor(Date.now() / step) * step;
+    const slots = Array.from({ length: count }, (_, i) => last - (count - 1 - i) * step);
+    const byStart = new Map(
+      (q.data?.buckets ?? []).map((b) => [Math.floor(new Date(b.start).getTime() / step) * step, b] as const),
+    );
+    const labels = new Set<string>();
+    for (const b of byStart.values()) for (const k of Object.keys(b[key])) labels.add(k);
+    const series = [...labels].sort().map((label) => ({
+      label: label === '' || label === 'null' ? '(none)' : label,
+      values: slots.map((t) => byStart.get(t)?.[key][label] ?? 0),
+    }));
+    return { times: slots.map((t) => t / 1000), series };
+  }, [q.data, by, range]);
+  const total = (q.data?.buckets ?? []).reduce((n, b) => n + b.total, 0);
+  return (
+    <Card
+      title="Hook runs"
+      className="span-2"
+      actions={
+        <>
+          <div className="segmented" role="group" aria-label="Range">
+            {(['24h', '7d'] as const).map((r) => (
+              <button key={r} type="button" aria-pressed={range === r} onClick={() => setRange(r)}>
+                {r === '24h' ? 'Last 24 h' : 'Last 7 days'}
+              </button>
+            ))}
+          </div>
+          <div className="segmented" role="group" aria-label="Split by">
+            {(['event', 'decision'] as const).map((b) => (
+              <button key={b} type="button" aria-pressed={by === b} onClick={() => setBy(b)}>
+                By {b}
+              </button>
+            ))}
+          </div>
+        </>
+      }
+    >
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data ? (
+        total === 0 ? (
+          <Empty>No hook runs in this period.</Empty>
+        ) : (
+          <>
+            <p className="hint">
+              {total} run{total === 1 ? '' : 's'} · by {by} · per {range === '24h' ? 'hour' : 'day'} (UTC)
+            </p>
+            <StackedBars times={chart.times} series={chart.series} label={`Hook runs by ${by}`} />
+          </>
+        )
+      ) : null}
+    </Card>
+  );
+}
+
+function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
+  const q = useQuery({
+    queryKey: ['overview', 'top', kind],
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/hook-runs/top', {
+          params: { query: { kind, limit: 5, from: new Date(Date.now() - 7 * 86400_000).toISOString() } },
+        }),
+      ),
+    refetchInterval: 30_000,
+  });
+  const filter = kind === 'failing' ? 'status=failed,timed_out' : 'decision=deny,block';
+  return (
+    <Card title={kind === 'failing' ? 'Top failing hooks (7 d)' : 'Top blocking hooks (7 d)'}>
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data && q.data.items.length === 0 ? <Empty>None.</Empty> : null}
+      {q.data && q.data.items.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Hook</th>
+              <th scope="col">Runs</th>
+              <th scope="col">Endpoints</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.items.map((t) => (
+              <tr key={`${t.hookKey}-${t.hookHash ?? ''}`}>
+                <td>
+                  <Link to={`/hook-runs?hookKey=${encodeURIComponent(t.hookKey)}&${filter}`} className="mono">
+                    {t.hookKey}
+                  </Link>
+                </td>
+                <td>{t.count}</td>
+                <td>{t.endpoints}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </Card>
+  );
+}
+
+function FindingsCard() {
+  const q = useQuery({
+    queryKey: ['overview', 'findings'],
+    queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { limit: 10 } } })),
+    refetchInterval: 30_000,
+  });
+  return (
+    <Card title="Open findings">
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data && q.data.items.length === 0 ? (
+        <Empty>No open findings: every endpoint's record chain is whole.</Empty>
+      ) : null}
+      {q.data && q.data.items.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Kind</th>
+              <th scope="col">Endpoint</th>
+              <th scope="col">Seq</th>
+              <th scope="col">Detected</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.items.map((f) => (
+              <tr key={f.id}>
+                <td>
+                  <Badge value={f.kind} tone="warn" />
+                </td>
+                <td>
+                  <Link to={`/endpoints/${f.endpointId}`}>
+                    <Short value={f.endpointId} n={8} />
+                  </Link>
+                </td>
+                <td>{f.fromSeq === null ? '—' : `${f.fromSeq}–${f.toSeq ?? ''}`}</td>
+                <td>
+                  <When at={f.detectedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </Card>
+  );
+}
+
+function RolloutsCard() {
+  const q = useQuery({ queryKey: ['overview', 'rollouts'], queryFn: activeRollouts, refetchInterval: 5_000 });
+  return (
+    <Card title="Rollouts in progress" className="span-2" actions={<Link to="/releases">All releases</Link>}>
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data && q.data.length === 0 ? <Empty>No rollout in progress.</Empty> : null}
+      {q.data?.map((r) => (
+        <RolloutSummary key={r.id} release={r} />
+      ))}
+    </Card>
+  );
+}
+
+function RolloutSummary({ release }: { release: Release }) {
+  const q = useQuery({
+    queryKey: ['rollout', release.id],
+    queryFn: () => unwrap(api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.id } } })),
+    refetchInterval: 2_000,
+  });
+  return (
+    <div className="rollout-summary">
+      <div className="rollout-summary-head">
+        <Link to={`/releases/${release.id}`}>
+          Revision {release.revision} · policy v{release.policyVersion}
+        </Link>
+        <Badge value={release.status} />
+        <span className="muted">
+          ring {release.currentRing + 1} of {release.rings.length}
+        </span>
+      </div>
+      {q.data ? <RingBars rollout={q.data} compact /> : null}
+    </div>
+  );
+}
+
+export default function Overview() {
+  return (
+    <>
+      <PageHeader title="Overview" subtitle="The fleet, its hook activity and what is rolling out." />
+      <div className="grid-2">
+        <FleetCard />
+        <div className="stack">
+          <FindingsCard />
+        </div>
+        <RunsChartCard />
+        <TopCard kind="failing" />
+        <TopCard kind="blocking" />
+        <RolloutsCard />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,207 @@
+// Releases of a group: history, and (admins) a new release of a policy version, immediate or staged in rings.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, type Schemas, unwrap } from '../api/client';
+import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { Link, navigate, useLocation } from '../router';
+import { useCanWrite } from '../session';
+
+type CreateRelease = Schemas['CreateReleaseDto'];
+
+// Parses "1, 5, 25, 100" into ring percentages (validation is the API's).
+function parseRings(text: string): number[] {
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((s) => Number(s));
+}
+
+function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id: string) => void }) {
+  const queryClient = useQueryClient();
+  const policies = useQuery({
+    queryKey: ['policies', { groupId }],
+    queryFn: () => unwrap(api.GET('/v1/policies', { params: { query: { groupId, limit: 200 } } })),
+  });
+  const [policyId, setPolicyId] = useState('');
+  const chosenPolicy = policyId || policies.data?.items[0]?.id || '';
+  const versions = useQuery({
+    queryKey: ['versions', chosenPolicy],
+    queryFn: () =>
+      unwrap(api.GET('/v1/policies/{id}/versions', { params: { path: { id: chosenPolicy }, query: { limit: 200 } } })),
+    enabled: chosenPolicy !== '',
+  });
+  const [versionId, setVersionId] = useState('');
+  const [strategy, setStrategy] = useState<'immediate' | 'staged'>('staged');
+  const [rings, setRings] = useState('1, 5, 25, 100');
+  const [interval, setInterval] = useState('3600');
+  const [maxApply, setMaxApply] = useState('0.05');
+  const [maxHook, setMaxHook] = useState('');
+  const [minRuns, setMinRuns] = useState('20');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const chosenVersion = versionId || versions.data?.items[0]?.id || '';
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    const body: CreateRelease = { policyVersionId: chosenVersion, strategy };
+    if (strategy === 'staged') {
+      body.rings = parseRings(rings);
+      if (interval.trim()) body.ringIntervalSec = Number(interval);
+      if (maxApply.trim()) body.maxApplyFailureRate = Number(maxApply);
+      if (maxHook.trim()) body.maxHookFailureRate = Number(maxHook);
+      if (minRuns.trim()) body.minHookRuns = Number(minRuns);
+    }
+    try {
+      const r = await unwrap(
+        api.POST('/v1/groups/{groupId}/releases', { params: { path: { groupId } }, body }),
+        'POST',
+      );
+      await queryClient.invalidateQueries({ queryKey: ['releases', groupId] });
+      onStarted(r.id);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (policies.data && policies.data.items.length === 0) {
+    return (
+      <Empty>
+        No policy in this group yet: <Link to="/policies">create one</Link> first.
+      </Empty>
+    );
+  }
+  return (
+    <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Start a release">
+      <label htmlFor="rel-policy">Policy</label>
+      <select id="rel-policy" value={chosenPolicy} onChange={(e) => setPolicyId(e.target.value)}>
+        {policies.data?.items.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+      <label htmlFor="rel-version">Version</label>
+      <select id="rel-version" value={chosenVersion} onChange={(e) => setVersionId(e.target.value)}>
+        {versions.data?.items.map((v) => (
+          <option key={v.id} value={v.id}>
+            v{v.number} {v.message ? `— ${v.message}` : ''}
+          </option>
+        ))}
+      </select>
+      <span className="label">Strategy</span>
+      <div className="radio-row" role="radiogroup" aria-label="Strategy">
+        {(['staged', 'immediate'] as const).map((s) => (
+          <label key={s}>
+            <input type="radio" name="strategy" value={s} checked={strategy === s} onChange={() => setStrategy(s)} />{' '}
+            {s === 'staged' ? 'Staged in rings' : 'Immediate (every endpoint at once)'}
+          </label>
+        ))}
+      </div>
+      {strategy === 'staged' ? (
+        <>
+          <label htmlFor="rel-rings">Rings (cumulative %)</label>
+          <input id="rel-rings" value={rings} onChange={(e) => setRings(e.target.value)} />
+          <label htmlFor="rel-interval">Interval between rings (s)</label>
+          <input id="rel-interval" inputMode="numeric" value={interval} onChange={(e) => setInterval(e.target.value)} />
+          <label htmlFor="rel-apply">Pause above apply-failure rate</label>
+          <input id="rel-apply" inputMode="decimal" value={maxApply} onChange={(e) => setMaxApply(e.target.value)} />
+          <label htmlFor="rel-hook">Pause above hook-failure rate</label>
+          <input
+            id="rel-hook"
+            inputMode="decimal"
+            placeholder="no hook gate"
+            value={maxHook}
+            onChange={(e) => setMaxHook(e.target.value)}
+          />
+          <label htmlFor="rel-min">Hook runs before the hook gate applies</label>
+          <input id="rel-min" inputMode="numeric" value={minRuns} onChange={(e) => setMinRuns(e.target.value)} />
+        </>
+      ) : null}
+      <div className="form-span">
+        <ErrorBox error={error} />
+        <button type="submit" className="btn-primary" data-write disabled={busy || !chosenVersion}>
+          {busy ? 'Starting…' : 'Start release'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export default function Releases() {
+  const { query } = useLocation();
+  const canWrite = useCanWrite();
+  const groups = useQuery({
+    queryKey: ['groups'],
+    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
+  });
+  const groupId = query.get('group') ?? groups.data?.items[0]?.id ?? '';
+  const releases = useQuery({
+    queryKey: ['releases', groupId],
+    queryFn: () => unwrap(api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId } } })),
+    enabled: groupId !== '',
+    refetchInterval: 5_000,
+  });
+  return (
+    <>
+      <PageHeader title="Releases" subtitle="Make a policy version current for a group, at once or ring by ring." />
+      <div className="toolbar">
+        <label htmlFor="rel-group">Group</label>
+        <select id="rel-group" value={groupId} onChange={(e) => navigate(`/releases?group=${e.target.value}`, true)}>
+          {groups.data?.items.map((g) => (
+            <option key={g.id} value={g.id}>
+              {g.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ErrorBox error={groups.error} />
+      <div className="grid-2">
+        <Card title="History" className={canWrite ? undefined : 'span-2'}>
+          {releases.isPending && groupId ? <Loading /> : null}
+          <ErrorBox error={releases.error} />
+          {releases.data && releases.data.items.length === 0 ? <Empty>No release in this group yet.</Empty> : null}
+          {releases.data && releases.data.items.length > 0 ? (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Revision</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Strategy</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {releases.data.items.map((r) => (
+                  <tr key={r.id}>
+                    <td>
+                      <Link to={`/releases/${r.id}`}>Revision {r.revision}</Link>
+                    </td>
+                    <td>v{r.policyVersion}</td>
+                    <td>
+                      {r.strategy}
+                      {r.strategy === 'staged' ? ` (${r.rings.join('/')}%)` : ''}
+                    </td>
+                    <td>
+                      <Badge value={r.status} />
+                    </td>
+                    <td>
+                      <When at={r.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </Card>
+        {canWrite && groupId ? (
+          <Card title="Start a release">
+            <StartRelease key={groupId} groupId={groupId} onStarted={(id) => navigate(`/releases/${id}`)} />
+          </Card>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,166 @@
+// One release's live rollout (polled every second): rings, gate state, pause / resume / advance / abort.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap } from '../api/client';
+import { Badge, Card, ConfirmButton, ErrorBox, Loading, PageHeader, Percent, Short, When } from '../components/ui';
+import { Link } from '../router';
+import { useCanWrite } from '../session';
+import { RingBars } from './rollout-parts';
+
+export default function Rollout({ params }: { params: Record<string, string> }) {
+  const id = params.id!;
+  const canWrite = useCanWrite();
+  const queryClient = useQueryClient();
+  const q = useQuery({
+    queryKey: ['rollout', id],
+    queryFn: () => unwrap(api.GET('/v1/releases/{id}/rollout', { params: { path: { id } } })),
+    refetchInterval: 1_000,
+  });
+  const [reason, setReason] = useState('');
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['rollout', id] });
+  const act = async (action: 'pause' | 'resume' | 'advance' | 'abort') => {
+    const path = { params: { path: { id } } };
+    switch (action) {
+      case 'pause':
+        await unwrap(
+          api.POST('/v1/releases/{id}/pause', { ...path, body: reason.trim() ? { reason: reason.trim() } : {} }),
+          'POST',
+        );
+        break;
+      case 'resume':
+        await unwrap(api.POST('/v1/releases/{id}/resume', path), 'POST');
+        break;
+      case 'advance':
+        await unwrap(api.POST('/v1/releases/{id}/advance', path), 'POST');
+        break;
+      case 'abort':
+        await unwrap(api.POST('/v1/releases/{id}/abort', path), 'POST');
+        break;
+    }
+    await refresh();
+  };
+  if (q.isPending) return <Loading what="rollout" />;
+  if (q.error) return <ErrorBox error={q.error} />;
+  const { release, gate } = q.data;
+  const live = release.status === 'rolling' || release.status === 'paused';
+  const lastRing = release.currentRing >= release.rings.length - 1;
+  return (
+    <>
+      <PageHeader
+        title={`Release · revision ${release.revision}`}
+        subtitle={
+          <>
+            Policy version{' '}
+            <Link to={`/policies/${release.policyId}?v=${release.policyVersion}`}>v{release.policyVersion}</Link> ·{' '}
+            {release.strategy} · <Link to={`/groups/${release.groupId}`}>group</Link> · created{' '}
+            <When at={release.createdAt} /> by {release.createdBy ?? 'unknown'}
+          </>
+        }
+        actions={
+          <span className="live" aria-live="polite">
+            <Badge value={release.status} /> {live ? <span className="pulse" title="updated every second" /> : null}
+          </span>
+        }
+      />
+      {release.pausedReason ? (
+        <p className="notice" role="status">
+          Paused: {release.pausedReason}
+        </p>
+      ) : null}
+      <div className="grid-2">
+        <Card title="Rings" className="span-2">
+          <RingBars rollout={q.data} />
+          <p className="hint">
+            Ring {release.currentRing + 1} of {release.rings.length} is open
+            {release.strategy === 'staged' && live
+              ? ` · the next ring opens ${release.ringIntervalSec} s after the previous one unless the gate holds it`
+              : ''}
+            .
+          </p>
+        </Card>
+        <Card title="Gate">
+          <dl className="facts">
+            <dt>Apply failure rate</dt>
+            <dd>
+              <Percent value={gate.applyFailureRate} /> (pauses above <Percent value={release.maxApplyFailureRate} />)
+            </dd>
+            <dt>Hook failure rate</dt>
+            <dd>
+              <Percent value={gate.hookFailureRate} />{' '}
+              {release.maxHookFailureRate === null ? (
+                '(no hook gate)'
+              ) : (
+                <>
+                  (pauses above <Percent value={release.maxHookFailureRate} /> after {release.minHookRuns} runs)
+                </>
+              )}
+            </dd>
+            <dt>Endpoints on this revision</dt>
+            <dd>{gate.endpointsOnRevision}</dd>
+            <dt>Hook runs on this revision</dt>
+            <dd>{gate.hookRunsOnRevision}</dd>
+          </dl>
+        </Card>
+        <Card title="Release">
+          <dl className="facts">
+            <dt>Rings</dt>
+            <dd>{release.rings.map((r) => `${r}%`).join(' → ')}</dd>
+            <dt>Bundle digest</dt>
+            <dd>
+              <Short value={release.digest} n={24} />
+            </dd>
+            <dt>Signed by</dt>
+            <dd>
+              <Short value={release.keyId} n={24} />
+            </dd>
+            <dt>Completed</dt>
+            <dd>
+              <When at={release.completedAt} />
+            </dd>
+          </dl>
+        </Card>
+        {canWrite && live ? (
+          <Card title="Control" className="span-2">
+            <div className="form-row">
+              <label htmlFor="reason">Reason for pausing (recorded in the audit log)</label>
+              <input id="reason" value={reason} maxLength={500} onChange={(e) => setReason(e.target.value)} />
+            </div>
+            <div className="button-row">
+              {release.status === 'rolling' ? (
+                <ConfirmButton
+                  label="Pause"
+                  title="Pause this rollout?"
+                  body="No further ring opens until it is resumed. Endpoints that already have the revision keep it."
+                  onConfirm={() => act('pause')}
+                />
+              ) : (
+                <ConfirmButton
+                  label="Resume"
+                  title="Resume this rollout?"
+                  body="Rings open again on their interval, gates permitting."
+                  onConfirm={() => act('resume')}
+                />
+              )}
+              {release.strategy === 'staged' && !lastRing ? (
+                <ConfirmButton
+                  label="Advance to next ring"
+                  title="Open the next ring now?"
+                  body={`Ring ${release.currentRing + 2} (${release.rings[release.currentRing + 1]}% of endpoints) receives the revision at once.`}
+                  onConfirm={() => act('advance')}
+                />
+              ) : null}
+              <ConfirmButton
+                label="Abort"
+                danger
+                title="Abort this rollout?"
+                body="Every endpoint goes back to the previous release's content under a new revision. This cannot be undone."
+                confirmLabel="Abort rollout"
+                onConfirm={() => act('abort')}
+              />
+            </div>
+          </Card>
+        ) : null}
+      </div>
+    </>
+  );
+}
