@@ -1,11 +1,11 @@
 // The token CLI (built: run `npx tsc -b tsconfig.build.json` first) against a real database.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { TEST_REDIS_URL, testRedisPrefix } from '../support/run';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '../../apps/api/dist/cli/tokens.js');
@@ -18,7 +18,8 @@ describe('npm run tokens', () => {
     env = {
       ...process.env,
       DATABASE_URL: db.url,
-      REDIS_PREFIX: `hwtest:${randomBytes(4).toString('hex')}`,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: testRedisPrefix(),
       LOG_LEVEL: 'silent',
     };
   });
