@@ -34,11 +34,17 @@ export default async function setup(): Promise<() => Promise<void>> {
       const building = `${TEMPLATE_DB}_build`;
       await client.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       await client.query(`CREATE DATABASE "${building}"`);
-      execFileSync(path.join(root, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
-        cwd: root,
-        env: { ...process.env, DATABASE_URL: urlFor(building), PRISMA_HIDE_UPDATE_MESSAGE: '1' },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      try {
+        execFileSync(path.join(root, 'node_modules', '.bin', 'prisma'), ['migrate', 'deploy'], {
+          cwd: root,
+          env: { ...process.env, DATABASE_URL: urlFor(building), PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          encoding: 'utf8',
+        });
+      } catch (err) {
+        const e = err as { stdout?: string; stderr?: string };
+        throw new Error(`prisma migrate deploy of the test template failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+      }
       // Renamed only once complete, so an interrupted run never leaves a half-migrated template.
       await client.query(`ALTER DATABASE "${building}" RENAME TO "${TEMPLATE_DB}"`);
     } finally {

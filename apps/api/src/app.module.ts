@@ -17,6 +17,7 @@ import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
 import { HookRunsModule } from './hook-runs/hook-runs.module';
 import { IngestModule } from './ingest/ingest.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
@@ -42,6 +43,7 @@ export const FEATURE_MODULES = [
   IngestModule,
   HookRunsModule,
   AuditSettingsModule,
+  MetricsModule,
 ];
 
 @Module({})
@@ -59,6 +61,7 @@ export class AppModule {
             { method: RequestMethod.GET, path: 'healthz' },
             { method: RequestMethod.GET, path: 'readyz' },
             { method: RequestMethod.GET, path: 'v1/agent/bundle' },
+            { method: RequestMethod.GET, path: 'metrics' },
           ],
           pinoHttp: {
             level: config.LOG_LEVEL,

@@ -10,6 +10,7 @@ import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
 import { RawRouter, requestIdOf } from './common/raw-router';
 import type { AppConfig } from './config/config.schema';
+import { MetricsService } from './metrics/metrics.service';
 import { TokensService } from './tokens/tokens.service';
 
 /** A route as the app registered it; raw (non-controller) routes declare their auth rule in `config.authRule`. */
@@ -67,6 +68,18 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   }
   fastify.addHook('preClose', (done) => {
     raw.closing = true;
+    done();
+  });
+  // Request count and latency by route template and status (raw routes report through the raw router).
+  const metrics = app.get(MetricsService);
+  raw.onFinished = (method, path, status, seconds) => metrics.observeHttp(method, path, status, seconds);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observeHttp(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   // Synchronous hook (no promise per request): every response names its request id.
