@@ -1,4 +1,7 @@
 // Work done once while the V8 startup snapshot is built, so the snapshot holds compiled parsers and validators.
+import { discoverHooks } from '../config/discover';
+import type { DiscoveryFs } from '../config/env';
+import { dispatch } from '../engine/dispatch';
 import { aggregate } from '../outcome/aggregate';
 import { parseRun } from '../outcome/parse';
 import { lintPolicy } from '../policy/lint';
@@ -66,6 +69,22 @@ export function warmUpCli(): void {
     const parsed = parsePolicyToml(SAMPLE_POLICY, '/etc/zerotwo/requirements.toml');
     if (parsed.ok) lintPolicy(parsed.policy, [], { sourceText: SAMPLE_POLICY });
   }
+  // Discovery and a dispatch through an in-memory filesystem (the managed hooks are skipped: nothing is spawned).
+  const files: Record<string, string> = { '/warm/etc/requirements.toml': SAMPLE_POLICY, '/warm/home/config.toml': '' };
+  const memoryFs: DiscoveryFs = { readFile: (p) => files[p], exists: (p) => p in files || p === '/warm' };
+  const discovery = discoverHooks({
+    home: '/warm/home',
+    homeDir: '/warm/home',
+    systemDir: '/warm/etc',
+    requirementsPath: '/warm/etc/requirements.toml',
+    cwd: '/warm',
+    env: {},
+    fs: memoryFs,
+  });
+  const input = { session_id: 'w', turn_id: 't', cwd: '/warm', tool_name: 'Bash', tool_input: { command: 'ls' } };
+  void dispatch('PreToolUse', input, { discovery: { ...discovery, hooks: [] }, capture: { mode: 'digests' } }).catch(
+    () => undefined,
+  );
   const silent = { readStdin: () => Promise.resolve(''), out: () => undefined, err: () => undefined };
   // Option parsing up to the action (help stops there): commander's parser is compiled into the snapshot too.
   for (const args of [
