@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lintText, loadConfigTomlText, loadHooksJsonText } from '@hookwarden/hook-core';
 import { HAS_SHARED, SPEC_FILE } from '../../../../test/support/shared';
