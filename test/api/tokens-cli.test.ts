@@ -77,7 +77,7 @@ describe('npm run tokens', () => {
   it('fails with a message for a bad role, a past expiry or an unknown token', async () => {
     const badRole = await tokens('create', '--name', 'x', '--role', 'root');
     expect(badRole.code).not.toBe(0);
-    expect(badRole.stderr).toContain('admin or auditor');
+    expect(badRole.stderr).toContain('must be admin, auditor or metrics');
     const past = await tokens('create', '--name', 'x', '--role', 'admin', '--expires', '2000-01-01T00:00:00Z');
     expect(past.code).toBe(1);
     expect(past.stderr).toContain('expiresAt must be in the future');
