@@ -143,6 +143,12 @@ describe('the packaged agent (single executables installed to a prefix)', () => 
     expect(JSON.parse(denied.stdout).outcome).toMatchObject({ decision: 'deny', reason: 'no rm -rf' });
     const allowed = await installed('hookwarden-agent', agentArgs, event('ls'));
     expect(JSON.parse(allowed.stdout).outcome.decision).toBeUndefined();
+    // Every process starts from the same startup snapshot: ids must still be fresh in each.
+    const ids = [denied, allowed].flatMap((r) => {
+      const out = JSON.parse(r.stdout) as { runs: Array<{ id: string; dispatchId: string }> };
+      return out.runs.flatMap((run) => [run.id, run.dispatchId]);
+    });
+    expect(new Set(ids).size).toBe(4);
 
     // The engine's own CLI reads the same managed layer (it spools nothing: no --spool).
     const core = await installed(

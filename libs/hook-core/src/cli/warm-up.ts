@@ -1,7 +1,6 @@
 // Work done once while the V8 startup snapshot is built, so the snapshot holds compiled parsers and validators.
 import { discoverHooks } from '../config/discover';
 import type { DiscoveryFs } from '../config/env';
-import { dispatch } from '../engine/dispatch';
 import { aggregate } from '../outcome/aggregate';
 import { parseRun } from '../outcome/parse';
 import { lintPolicy } from '../policy/lint';
@@ -69,7 +68,9 @@ export function warmUpCli(): void {
     const parsed = parsePolicyToml(SAMPLE_POLICY, '/etc/zerotwo/requirements.toml');
     if (parsed.ok) lintPolicy(parsed.policy, [], { sourceText: SAMPLE_POLICY });
   }
-  // Discovery and a dispatch through an in-memory filesystem (the managed hooks are skipped: nothing is spawned).
+  // Discovery through an in-memory filesystem. Never dispatch or draw random values here: a value computed now is
+  // in every process started from the snapshot (Node's randomUUID entropy cache would hand all of them the same ids).
+  // Math.random is reseeded on deserialization; crypto's caches are not.
   const files: Record<string, string> = { '/warm/etc/requirements.toml': SAMPLE_POLICY, '/warm/home/config.toml': '' };
   const memoryFs: DiscoveryFs = { readFile: (p) => files[p], exists: (p) => p in files || p === '/warm' };
   const discovery = discoverHooks({
@@ -81,10 +82,7 @@ export function warmUpCli(): void {
     env: {},
     fs: memoryFs,
   });
-  const input = { session_id: 'w', turn_id: 't', cwd: '/warm', tool_name: 'Bash', tool_input: { command: 'ls' } };
-  void dispatch('PreToolUse', input, { discovery: { ...discovery, hooks: [] }, capture: { mode: 'digests' } }).catch(
-    () => undefined,
-  );
+  if (discovery.hooks.length === 0) throw new Error('warm-up: the sample policy yielded no hooks');
   const silent = { readStdin: () => Promise.resolve(''), out: () => undefined, err: () => undefined };
   // Option parsing up to the action (help stops there): commander's parser is compiled into the snapshot too.
   for (const args of [
