@@ -17,7 +17,7 @@ import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
 import { HookRunsModule } from './hook-runs/hook-runs.module';
 import { IngestModule } from './ingest/ingest.module';
-import { MetricsModule } from './metrics/metrics.module';
+import { MetricsCoreModule, MetricsModule } from './metrics/metrics.module';
 import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
@@ -72,6 +72,7 @@ export class AppModule {
         }),
         PrismaModule,
         RedisModule,
+        MetricsCoreModule,
         QueuesModule,
         AuthModule,
         ...FEATURE_MODULES,

@@ -6,6 +6,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import { PgPoolsModule } from '../database/pg-pools';
+import { MetricsCoreModule } from '../metrics/metrics.module';
 import { PrismaModule } from '../prisma/prisma.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -22,7 +23,15 @@ class TokensCliModule {
   static forRoot(config: AppConfig) {
     return {
       module: TokensCliModule,
-      imports: [ConfigModule.forRoot(config), PrismaModule, PgPoolsModule, RedisModule, AuthModule, TokensModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        PrismaModule,
+        PgPoolsModule,
+        RedisModule,
+        MetricsCoreModule,
+        AuthModule,
+        TokensModule,
+      ],
     };
   }
 }

@@ -1,4 +1,5 @@
-// Metrics: process instruments (global, so any feature can count) and the /metrics route (HTTP server only).
+// Metrics: the process instruments (MetricsCoreModule, global, so any feature and the CLIs can count) and the
+// /metrics route with its fleet queries (MetricsModule).
 import { Global, Module } from '@nestjs/common';
 import { MetricsCollector } from './metrics.collector';
 import { MetricsController } from './metrics.controller';
@@ -6,9 +7,8 @@ import { MetricsRepository } from './metrics.repository';
 import { MetricsService } from './metrics.service';
 
 @Global()
-@Module({
-  controllers: [MetricsController],
-  providers: [MetricsService, MetricsRepository, MetricsCollector],
-  exports: [MetricsService],
-})
+@Module({ providers: [MetricsService], exports: [MetricsService] })
+export class MetricsCoreModule {}
+
+@Module({ controllers: [MetricsController], providers: [MetricsRepository, MetricsCollector] })
 export class MetricsModule {}
