@@ -18,6 +18,39 @@ export function run(cmd, args, env = process.env, cwd = '.') {
   });
 }
 
+// Applies pending migrations with `prisma migrate deploy`, printing one line instead of Prisma's banner, config notes
+// and the driver-adapter warning about the schema's url (Prisma 6.19 needs that url to load the schema offline; the
+// adapter's connection is the one used). On failure everything Prisma printed is shown.
+export function migrateDeploy(env = process.env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin('prisma'), ['migrate', 'deploy'], {
+      cwd: root,
+      env: { ...env, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code !== 0) {
+        process.stderr.write(output);
+        reject(new Error(`prisma migrate deploy failed (${signal ?? code})`));
+        return;
+      }
+      const applied = /The following migration\(s\) have been applied:([\s\S]*?)(?:All migrations|$)/.exec(output);
+      const names = applied ? [...applied[1].matchAll(/└─ (\S+)\//g)].map((m) => m[1]) : [];
+      const found = /(\d+) migrations? found/.exec(output)?.[1] ?? '?';
+      console.log(
+        names.length > 0
+          ? `database: applied ${names.length} migration(s) (${names.join(', ')}); ${found} in total`
+          : `database: up to date (${found} migrations)`,
+      );
+      resolve();
+    });
+  });
+}
+
 // Creates the database named in `url` when it does not exist yet.
 export async function ensureDatabase(url) {
   const target = new URL(url);

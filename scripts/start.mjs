@@ -2,7 +2,7 @@
 // the worker; Ctrl-C stops both cleanly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { bin, ensureDatabase, root, run } from './lib.mjs';
+import { bin, ensureDatabase, migrateDeploy, root, run } from './lib.mjs';
 
 const databaseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/hookwarden';
 const env = { ...process.env, DATABASE_URL: databaseUrl };
@@ -10,7 +10,7 @@ const env = { ...process.env, DATABASE_URL: databaseUrl };
 await run(bin('tsc'), ['-b', 'tsconfig.build.json']);
 await run(bin('vite'), ['build', '--logLevel', 'warn'], { ...process.env, FORCE_COLOR: '0' }, 'apps/console');
 await ensureDatabase(databaseUrl);
-await run(bin('prisma'), ['migrate', 'deploy'], env);
+await migrateDeploy(env);
 
 const children = ['main.js', 'worker.js'].map((entry) =>
   spawn(process.execPath, ['--enable-source-maps', path.join(root, 'apps/api/dist', entry)], {

@@ -3,7 +3,7 @@
 // Vitest's global setup migrates a template database; each test file clones its own from it.
 import { bin, run } from './lib.mjs';
 
-await run(bin('prisma'), ['generate']);
+await run(bin('prisma'), ['generate', '--no-hints']);
 await run(bin('tsc'), ['-b', 'tsconfig.build.json']);
 await run(bin('vite'), ['build', '--logLevel', 'warn'], { ...process.env, FORCE_COLOR: '0' }, 'apps/console');
 await run(bin('vitest'), ['run', ...process.argv.slice(2)]);

@@ -1,7 +1,10 @@
-// bench/hook-dispatch: engine dispatch vs plain child_process.spawn through the same shell, and 100-hook discovery.
-// Run with `npm run bench:hooks`. Builds libs/hook-core/dist first (incremental tsc -b).
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+// bench/hook-dispatch: engine dispatch vs plain child_process.spawn through the same shell, 100-hook discovery, and
+// the per-event process: `zerotwo-hooks dispatch` / `hookwarden-agent hooks dispatch` with one trivial matching hook
+// against bare `node -e 0` (NODE_EXTRA_CA_CERTS unset, as on endpoints).
+// Run with `npm run bench:hooks` (`-- --process-only` for the process rows). Builds the packages first (tsc -b) and
+// the endpoint package (npm run package:agent) when dist/package has none.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -92,9 +95,11 @@ const results = {
   platform: process.platform,
   dispatch: [],
   discovery: {},
+  process: null,
 };
+const processOnly = process.argv.includes('--process-only');
 const rows = [];
-for (const n of [1, 5, 20]) {
+for (const n of processOnly ? [] : [1, 5, 20]) {
   const d = discoveryOf(n);
   const engine = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { capture: 'digests' } });
   const spoolDir = mkdtempSync(join(tmpdir(), 'bench-spool-'));
@@ -133,52 +138,166 @@ for (const n of [1, 5, 20]) {
 }
 
 // Discovery of a 100-hook configuration (user hooks.json: 11 events, groups of 3 handlers).
-const root = mkdtempSync(join(tmpdir(), 'bench-disc-'));
-const home = join(root, 'home');
-const sys = join(root, 'sys');
-mkdirSync(home);
-mkdirSync(sys);
-const events = core.HOOK_EVENTS;
-const hooks = {};
-for (let i = 0; i < 100; i++) {
-  const ev = events[i % events.length];
-  hooks[ev] ??= [];
-  const groups = hooks[ev];
-  if (groups.length === 0 || groups[groups.length - 1].hooks.length === 3)
-    groups.push({ matcher: ev === 'Stop' || ev === 'UserPromptSubmit' ? undefined : 'Bash|Edit', hooks: [] });
-  groups[groups.length - 1].hooks.push({ type: 'command', command: `/usr/local/bin/hook-${i} --flag`, timeout: 30 });
+if (!processOnly) benchDiscovery();
+function benchDiscovery() {
+  const root = mkdtempSync(join(tmpdir(), 'bench-disc-'));
+  const home = join(root, 'home');
+  const sys = join(root, 'sys');
+  mkdirSync(home);
+  mkdirSync(sys);
+  const events = core.HOOK_EVENTS;
+  const hooks = {};
+  for (let i = 0; i < 100; i++) {
+    const ev = events[i % events.length];
+    hooks[ev] ??= [];
+    const groups = hooks[ev];
+    if (groups.length === 0 || groups[groups.length - 1].hooks.length === 3)
+      groups.push({ matcher: ev === 'Stop' || ev === 'UserPromptSubmit' ? undefined : 'Bash|Edit', hooks: [] });
+    groups[groups.length - 1].hooks.push({ type: 'command', command: `/usr/local/bin/hook-${i} --flag`, timeout: 30 });
+  }
+  writeFileSync(join(home, 'hooks.json'), JSON.stringify({ hooks }, null, 2));
+  const opts = { home, systemDir: sys, requirementsPath: join(sys, 'requirements.toml'), cwd: root };
+  const count = core.discoverHooks(opts).hooks.length;
+  const dt = [];
+  for (let i = 0; i < 50; i++) core.discoverHooks(opts);
+  for (let i = 0; i < 300; i++) {
+    const t0 = performance.now();
+    core.discoverHooks(opts);
+    dt.push(performance.now() - t0);
+  }
+  results.discovery = { hooks: count, iterations: 300, medianMs: median(dt), p95Ms: p95(dt) };
 }
-writeFileSync(join(home, 'hooks.json'), JSON.stringify({ hooks }, null, 2));
-const opts = { home, systemDir: sys, requirementsPath: join(sys, 'requirements.toml'), cwd: root };
-const count = core.discoverHooks(opts).hooks.length;
-const dt = [];
-for (let i = 0; i < 50; i++) core.discoverHooks(opts);
-for (let i = 0; i < 300; i++) {
-  const t0 = performance.now();
-  core.discoverHooks(opts);
-  dt.push(performance.now() - t0);
-}
-results.discovery = { hooks: count, iterations: 300, medianMs: median(dt), p95Ms: p95(dt) };
 
 // Table.
 const f = (x) => x.toFixed(2).padStart(8);
-console.log(
-  '\nhook dispatch: engine dispatch() vs plain child_process.spawn via /bin/sh -c (same stdin), medians in ms',
-);
-console.log('hooks | iterations |   engine |  baseline |  ratio | engine p95 | baseline p95 | engine+spool(fsync)');
-for (const r of rows)
+if (!processOnly) printEngineTables();
+function printEngineTables() {
   console.log(
-    `${String(r.hooks).padStart(5)} | ${String(r.iterations).padStart(10)} | ${f(r.engineMedianMs)} | ${f(r.baselineMedianMs)}  | ${r.ratio.toFixed(3).padStart(6)} | ${f(r.engineP95Ms)}   | ${f(r.baselineP95Ms)}     | ${f(r.engineWithSpoolMedianMs)}`,
+    '\nhook dispatch: engine dispatch() vs plain child_process.spawn via /bin/sh -c (same stdin), medians in ms',
   );
-const r20 = rows.find((r) => r.hooks === 20);
-console.log(
-  `target: engine median ≤ 1.10 × baseline at 20 hooks → ${r20.ratio.toFixed(3)} ${r20.ratio <= 1.1 ? 'PASS' : 'FAIL'}`,
-);
-console.log(
-  `\ndiscovery of a ${results.discovery.hooks}-hook configuration: median ${results.discovery.medianMs.toFixed(3)} ms, p95 ${results.discovery.p95Ms.toFixed(3)} ms (target < 10 ms) → ${results.discovery.medianMs < 10 ? 'PASS' : 'FAIL'}`,
-);
+  console.log('hooks | iterations |   engine |  baseline |  ratio | engine p95 | baseline p95 | engine+spool(fsync)');
+  for (const r of rows)
+    console.log(
+      `${String(r.hooks).padStart(5)} | ${String(r.iterations).padStart(10)} | ${f(r.engineMedianMs)} | ${f(r.baselineMedianMs)}  | ${r.ratio.toFixed(3).padStart(6)} | ${f(r.engineP95Ms)}   | ${f(r.baselineP95Ms)}     | ${f(r.engineWithSpoolMedianMs)}`,
+    );
+  const r20 = rows.find((r) => r.hooks === 20);
+  console.log(
+    `target: engine median ≤ 1.10 × baseline at 20 hooks → ${r20.ratio.toFixed(3)} ${r20.ratio <= 1.1 ? 'PASS' : 'FAIL'}`,
+  );
+  console.log(
+    `\ndiscovery of a ${results.discovery.hooks}-hook configuration: median ${results.discovery.medianMs.toFixed(3)} ms, p95 ${results.discovery.p95Ms.toFixed(3)} ms (target < 10 ms) → ${results.discovery.medianMs < 10 ? 'PASS' : 'FAIL'}`,
+  );
+}
+
+// The per-event process: each hook event on an endpoint that goes through a CLI is a new process.
+results.process = benchProcesses();
+
 const out = join(here, 'results');
 mkdirSync(out, { recursive: true });
 const file = join(out, `${results.date.replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, JSON.stringify(results, null, 2));
 console.log(`results: ${file}`);
+
+/** Process-level dispatch: every command alternates with the others, ≥ 30 timed runs each after warm-up runs. */
+function benchProcesses() {
+  const RUNS = Number(process.env.BENCH_PROCESS_RUNS ?? 40);
+  const pkgRoot = join(repo, 'dist', 'package');
+  const findPkg = () =>
+    existsSync(pkgRoot)
+      ? readdirSync(pkgRoot).find((n) => n.startsWith('hookwarden-agent-') && !n.endsWith('.gz'))
+      : undefined;
+  if (!findPkg() || !existsSync(join(pkgRoot, findPkg(), 'bin', 'zerotwo-hooks')))
+    execFileSync(process.execPath, [join(repo, 'scripts/package-agent.mjs'), '--no-tar'], {
+      cwd: repo,
+      stdio: 'inherit',
+    });
+  const pkg = join(pkgRoot, findPkg());
+  const dir = mkdtempSync(join(tmpdir(), 'bench-proc-'));
+  const home = join(dir, 'home');
+  const agentRoot = join(dir, 'root');
+  const state = join(dir, 'state');
+  mkdirSync(home);
+  mkdirSync(join(agentRoot, 'etc', 'zerotwo'), { recursive: true });
+  const requirements = join(agentRoot, 'etc', 'zerotwo', 'requirements.toml');
+  writeFileSync(
+    requirements,
+    '[hooks]\nmanaged_dir = "/opt/bench/hooks"\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n' +
+      '[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "true"\n',
+  );
+  const event = JSON.stringify({ ...input, cwd: dir });
+  const core = ['dispatch', 'PreToolUse', '--requirements', requirements, '--home', home, '--project', dir];
+  const agent = [
+    'hooks',
+    'dispatch',
+    'PreToolUse',
+    '--root',
+    agentRoot,
+    '--state-dir',
+    state,
+    '--home',
+    home,
+    '--project',
+    dir,
+  ];
+  const commands = [
+    { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
+    { name: 'zerotwo-hooks (single executable)', cmd: join(pkg, 'bin', 'zerotwo-hooks'), args: core, cli: true },
+    {
+      name: 'hookwarden-agent hooks (single executable)',
+      cmd: join(pkg, 'bin', 'hookwarden-agent'),
+      args: agent,
+      cli: true,
+    },
+    {
+      name: 'zerotwo-hooks (bundled .cjs on node)',
+      cmd: process.execPath,
+      args: [join(pkg, 'lib', 'zerotwo-hooks.cjs'), ...core],
+    },
+    {
+      name: 'hookwarden-agent hooks (bundled .cjs on node)',
+      cmd: process.execPath,
+      args: [join(pkg, 'lib', 'hookwarden-agent.cjs'), ...agent],
+    },
+    {
+      name: 'zerotwo-hooks (workspace dist/, tsc output)',
+      cmd: process.execPath,
+      args: [join(repo, 'libs/hook-core/dist/cli/main.js'), ...core],
+    },
+    {
+      name: 'hookwarden-agent hooks (workspace dist/, tsc output)',
+      cmd: process.execPath,
+      args: [join(repo, 'apps/agent-sync/dist/cli/main.js'), ...agent],
+    },
+  ];
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_OPTIONS;
+  const times = commands.map(() => []);
+  for (let i = 0; i < RUNS + 3; i++) {
+    for (const [k, c] of commands.entries()) {
+      const t0 = performance.now();
+      const r = spawnSync(c.cmd, c.args, { input: event, env, encoding: 'utf8' });
+      const ms = performance.now() - t0;
+      if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
+      if (c.cli && JSON.parse(r.stdout).runs.length !== 1) throw new Error(`${c.name}: expected one hook run`);
+      if (i >= 3) times[k].push(ms);
+    }
+  }
+  const base = median(times[0]);
+  const rowsOut = commands.map((c, k) => ({
+    command: c.name,
+    runs: times[k].length,
+    medianMs: median(times[k]),
+    p95Ms: p95(times[k]),
+    ratio: median(times[k]) / base,
+  }));
+  console.log(`\nper-event process (NODE_EXTRA_CA_CERTS unset; ${RUNS} runs each, interleaved), medians in ms`);
+  console.log('command                                              |   median |      p95 | ratio to node -e 0');
+  for (const r of rowsOut)
+    console.log(`${r.command.padEnd(52)} | ${f(r.medianMs)} | ${f(r.p95Ms)} | ${r.ratio.toFixed(2).padStart(6)}`);
+  for (const r of rowsOut.slice(1, 3))
+    console.log(
+      `target: ${r.command} median ≤ 1.5 × node -e 0 → ${r.ratio.toFixed(2)} ${r.ratio <= 1.5 ? 'PASS' : 'FAIL'}`,
+    );
+  return { runs: RUNS, rows: rowsOut };
+}

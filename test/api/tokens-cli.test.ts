@@ -1,11 +1,11 @@
 // The token CLI (built: run `npx tsc -b tsconfig.build.json` first) against a real database.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { TEST_REDIS_URL, testRedisPrefix } from '../support/run';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '../../apps/api/dist/cli/tokens.js');
@@ -18,7 +18,8 @@ describe('npm run tokens', () => {
     env = {
       ...process.env,
       DATABASE_URL: db.url,
-      REDIS_PREFIX: `hwtest:${randomBytes(4).toString('hex')}`,
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: testRedisPrefix(),
       LOG_LEVEL: 'silent',
     };
   });
@@ -76,7 +77,7 @@ describe('npm run tokens', () => {
   it('fails with a message for a bad role, a past expiry or an unknown token', async () => {
     const badRole = await tokens('create', '--name', 'x', '--role', 'root');
     expect(badRole.code).not.toBe(0);
-    expect(badRole.stderr).toContain('admin or auditor');
+    expect(badRole.stderr).toContain('must be admin, auditor or metrics');
     const past = await tokens('create', '--name', 'x', '--role', 'admin', '--expires', '2000-01-01T00:00:00Z');
     expect(past.code).toBe(1);
     expect(past.stderr).toContain('expiresAt must be in the future');

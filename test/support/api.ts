@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { bootstrapAdminToken, createApp } from '../../apps/api/src/bootstrap';
 import { type AppConfig, loadConfig } from '../../apps/api/src/config/config.schema';
 import { createTestDatabase, type TestDatabase } from './db';
+import { TEST_REDIS_URL, testRedisPrefix } from './run';
 
 export interface TestApi {
   app: NestFastifyApplication;
@@ -26,7 +27,8 @@ export async function startTestApi(
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
-    REDIS_PREFIX: `hwtest:${randomBytes(4).toString('hex')}`,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: testRedisPrefix(),
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',
     PORT: '0',

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { RUN_PREFIX } from './run';
 
 export const ADMIN_URL = process.env.HW_TEST_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const MIGRATIONS_DIR = path.resolve(__dirname, '../../prisma/migrations');
@@ -53,18 +54,14 @@ export async function admin<T = unknown>(fn: (client: pg.Client) => Promise<T>):
   }
 }
 
-/** Test databases are named `hw_t_<creation time, base-36 seconds>_<random>`, so stale ones can be recognised. */
-const TEST_DB = /^hw_t_([0-9a-z]+)_[0-9a-f]+$/;
-
-// The creation time (ms) encoded in a test database's name, or null for other names.
-export function testDatabaseCreatedAt(name: string): number | null {
-  const m = TEST_DB.exec(name);
-  return m ? parseInt(m[1]!, 36) * 1000 : null;
+/** A LIKE pattern matching exactly this run's test databases (`<run prefix>_db_<random>`). */
+export function runDatabasePattern(prefix: string = RUN_PREFIX): string {
+  return `${prefix.replaceAll('_', '\\_')}\\_db\\_%`;
 }
 
-// Creates a fresh, fully migrated database owned by the calling test file.
+// Creates a fresh, fully migrated database owned by the calling test file (named after this run).
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `hw_t_${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(4).toString('hex')}`;
+  const name = `${RUN_PREFIX}_db_${randomBytes(4).toString('hex')}`;
   // CREATE DATABASE ... TEMPLATE fails while another session is connected to the template: retry briefly.
   for (let attempt = 0; ; attempt++) {
     try {

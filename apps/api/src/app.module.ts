@@ -18,6 +18,7 @@ import { HealthModule } from './health/health.module';
 import { HookRunsModule } from './hook-runs/hook-runs.module';
 import { IngestModule } from './ingest/ingest.module';
 import { InventoryModule } from './inventory/inventory.module';
+import { MetricsCoreModule, MetricsModule } from './metrics/metrics.module';
 import { AuditSettingsModule } from './audit-settings/audit-settings.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { QueuesModule } from './queues/queues.module';
@@ -46,6 +47,7 @@ export const FEATURE_MODULES = [
   AuditSettingsModule,
   SsoModule,
   InventoryModule,
+  MetricsModule,
 ];
 
 @Module({})
@@ -63,6 +65,7 @@ export class AppModule {
             { method: RequestMethod.GET, path: 'healthz' },
             { method: RequestMethod.GET, path: 'readyz' },
             { method: RequestMethod.GET, path: 'v1/agent/bundle' },
+            { method: RequestMethod.GET, path: 'metrics' },
           ],
           pinoHttp: {
             level: config.LOG_LEVEL,
@@ -73,6 +76,7 @@ export class AppModule {
         }),
         PrismaModule,
         RedisModule,
+        MetricsCoreModule,
         QueuesModule,
         AuthModule,
         ...FEATURE_MODULES,

@@ -13,6 +13,7 @@ import { defaultConsoleDir } from './console/console-assets';
 import { registerConsole } from './console/console.routes';
 import type { AppConfig } from './config/config.schema';
 import { cookieNames } from './sso/session-auth.service';
+import { MetricsService } from './metrics/metrics.service';
 import { TokensService } from './tokens/tokens.service';
 
 /** A route as the app registered it; raw (non-controller) routes declare their auth rule in `config.authRule`. */
@@ -70,6 +71,18 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   }
   fastify.addHook('preClose', (done) => {
     raw.closing = true;
+    done();
+  });
+  // Request count and latency by route template and status (raw routes report through the raw router).
+  const metrics = app.get(MetricsService);
+  raw.onFinished = (method, path, status, seconds) => metrics.observeHttp(method, path, status, seconds);
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observeHttp(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   // Synchronous hook (no promise per request): every response names its request id.

@@ -1,5 +1,6 @@
 // @hookwarden/hook-core: the ZeroCode hooks engine (configuration, trust, matching, running, outcomes, records).
 export * from './types';
+export { HOOK_CORE_VERSION } from './version';
 
 // --- Configuration & trust (config/, policy/, trust/) ---
 export * from './policy';

@@ -1,5 +1,6 @@
 // Per-process bundle delivery state: group → bundle state cache and group → held long-poll requests.
 // Invalidated by the Redis bundle-events channel, so answering a revalidation costs no database query.
+import { MetricsService } from '../metrics/metrics.service';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AuthService } from '../auth/auth.service';
 import { APP_CONFIG } from '../config/config.module';
@@ -51,7 +52,10 @@ export class BundleCacheService implements OnModuleDestroy {
     private readonly releases: ReleasesService,
     private readonly events: BundleEventsService,
     private readonly auth: AuthService,
-  ) {}
+    metrics: MetricsService,
+  ) {
+    metrics.gauge('hookwarden_long_polls_held', 'Bundle long polls this API instance holds right now', () => this.held);
+  }
 
   // Subscribes this process to bundle events (called by the HTTP route registration only).
   async start(): Promise<void> {

@@ -2,6 +2,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { MetricsService } from '../metrics/metrics.service';
 import { RedisService } from '../redis/redis.module';
 
 /** Redis calls that take longer than this are abandoned (fail open). */
@@ -17,6 +18,7 @@ export class AuthRateLimitService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly redis: RedisService,
+    private readonly metrics: MetricsService,
   ) {}
 
   // Seconds left on a known block of this client, or 0 (an in-memory lookup: no Redis round trip).
@@ -27,11 +29,13 @@ export class AuthRateLimitService {
       this.blocked.delete(client);
       return 0;
     }
+    this.metrics.limiterBlocks.inc();
     return Math.ceil((until - now) / 1000);
   }
 
   // Records one failure; returns the seconds to wait when the client is now over the limit, else 0. Fails open.
   async recordFailure(client: string): Promise<number> {
+    this.metrics.authFailures.inc();
     const key = this.redis.key(`authfail:${client}`);
     const windowSec = this.config.AUTH_FAILURE_WINDOW_SEC;
     try {
@@ -44,6 +48,7 @@ export class AuthRateLimitService {
       const waitMs = pttl > 0 ? pttl : windowSec * 1000;
       if (this.blocked.size >= LOCAL_MAX) this.blocked.clear();
       this.blocked.set(client, Date.now() + waitMs);
+      this.metrics.limiterBlocks.inc();
       return Math.max(1, Math.ceil(waitMs / 1000));
     } catch (err) {
       this.logger.warn(`auth failure counter unavailable, not rate limiting: ${(err as Error).message}`);

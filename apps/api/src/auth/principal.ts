@@ -1,7 +1,7 @@
 // Who is calling: a person's API token (with a role) or an enrolled endpoint's agent credential.
 import { createHash, randomBytes } from 'node:crypto';
 
-export type UserRole = 'admin' | 'auditor';
+export type UserRole = 'admin' | 'auditor' | 'metrics';
 
 /** The person behind a user principal when they signed in through SSO (a session, or a personal token they minted). */
 export interface Person {

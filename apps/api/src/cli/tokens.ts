@@ -6,6 +6,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import { PgPoolsModule } from '../database/pg-pools';
+import { MetricsCoreModule } from '../metrics/metrics.module';
 import { PrismaModule } from '../prisma/prisma.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -22,7 +23,15 @@ class TokensCliModule {
   static forRoot(config: AppConfig) {
     return {
       module: TokensCliModule,
-      imports: [ConfigModule.forRoot(config), PrismaModule, PgPoolsModule, RedisModule, AuthModule, TokensModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        PrismaModule,
+        PgPoolsModule,
+        RedisModule,
+        MetricsCoreModule,
+        AuthModule,
+        TokensModule,
+      ],
     };
   }
 }
@@ -39,8 +48,9 @@ async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promi
 }
 
 // Commander parser for `--role`.
-function parseRole(value: string): 'admin' | 'auditor' {
-  if (value !== 'admin' && value !== 'auditor') throw new InvalidArgumentError('must be admin or auditor');
+function parseRole(value: string): 'admin' | 'auditor' | 'metrics' {
+  if (value !== 'admin' && value !== 'auditor' && value !== 'metrics')
+    throw new InvalidArgumentError('must be admin, auditor or metrics');
   return value;
 }
 
@@ -51,10 +61,10 @@ export function buildProgram(out: (s: string) => void = (s) => process.stdout.wr
     .command('create')
     .description('Create a token and print its secret (shown only once)')
     .requiredOption('--name <name>', 'who or what the token is for')
-    .requiredOption('--role <role>', 'admin or auditor', parseRole)
+    .requiredOption('--role <role>', 'admin, auditor or metrics (reads /metrics only)', parseRole)
     .option('--expires <iso>', 'expiry time (ISO 8601)')
     .option('--json', 'print JSON')
-    .action(async (opts: { name: string; role: 'admin' | 'auditor'; expires?: string; json?: boolean }) => {
+    .action(async (opts: { name: string; role: 'admin' | 'auditor' | 'metrics'; expires?: string; json?: boolean }) => {
       if (opts.expires !== undefined && Number.isNaN(Date.parse(opts.expires))) {
         throw new InvalidArgumentError(`--expires: not an ISO 8601 time: ${opts.expires}`);
       }

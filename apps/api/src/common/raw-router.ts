@@ -46,6 +46,8 @@ export class RawRouter {
   private readonly routes = new Map<string, RawRoute>();
   /** Set when the server starts closing: raw routes then answer 503, as Fastify's return503OnClosing does. */
   closing = false;
+  /** Told of every finished raw response (metrics): method, route path, status and seconds taken. */
+  onFinished: ((method: string, path: string, status: number, seconds: number) => void) | null = null;
 
   // Adds a route (one per path).
   add(route: RawRoute): void {
@@ -65,6 +67,13 @@ export class RawRouter {
     const route = this.routes.get(q === -1 ? url : url.slice(0, q));
     if (!route || !route.methods.includes(req.method ?? '')) return false;
     const requestId = requestIdOf(req.headers);
+    const observe = this.onFinished;
+    if (observe) {
+      const started = process.hrtime.bigint();
+      res.once('close', () =>
+        observe(req.method ?? '', route.path, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9),
+      );
+    }
     if (this.closing) {
       sendRawError(res, 503, 'unavailable', 'The server is shutting down; retry later', requestId, {
         connection: 'close',

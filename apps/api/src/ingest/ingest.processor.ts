@@ -5,6 +5,7 @@ import { Inject, Logger, type OnApplicationBootstrap, type OnApplicationShutdown
 import type { Job } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { MetricsService } from '../metrics/metrics.service';
 import { QUEUES } from '../queues/queue-names';
 import { ReleasesService } from '../releases/releases.service';
 import type { IngestWakeData } from './ingest.job';
@@ -26,6 +27,7 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
     private readonly repository: IngestRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly releases: ReleasesService,
+    private readonly metrics: MetricsService,
   ) {
     super();
   }
@@ -54,6 +56,10 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
   async process(job: Job<IngestWakeData>): Promise<IngestResult | null> {
     const result = await this.repository.ingestUpload(job.data.uploadId);
     if (result) this.afterStore(result, job.data.uploadId);
+    if (result) {
+      await this.metrics.addFleet('hook_run_batches_ingested');
+      await this.metrics.addFleet('hook_runs_ingested', result.inserted);
+    }
     return result;
   }
 
@@ -101,6 +107,7 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
   // Logs wake-ups that failed an attempt (the upload stays staged; BullMQ and the drain retry).
   @OnWorkerEvent('failed')
   onFailed(job: Job<IngestWakeData> | undefined, err: Error): void {
+    void this.metrics.addFleet('hook_run_batches_failed');
     this.logger.warn(`ingest job ${job?.id} failed (attempt ${job?.attemptsMade}): ${err.message}`);
   }
 }

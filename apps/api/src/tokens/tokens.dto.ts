@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { nameText } from '../common/text';
 
-export const roleSchema = z.enum(['admin', 'auditor']);
+export const roleSchema = z.enum(['admin', 'auditor', 'metrics']);
 
 export const createTokenSchema = z
   .object({

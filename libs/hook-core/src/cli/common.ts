@@ -1,4 +1,5 @@
 // Shared CLI pieces: exit codes, streams, errors.
+import { readSync, writeSync } from 'node:fs';
 
 /** Exit codes of zerotwo-hooks. */
 export const EXIT = {
@@ -17,15 +18,48 @@ export interface CliIo {
   err(text: string): void;
 }
 
+/** Is this error a "try again" from a non-blocking descriptor? */
+const wouldBlock = (e: unknown): boolean => (e as NodeJS.ErrnoException).code === 'EAGAIN';
+
+/** Reads stdin to its end with plain read(2) calls (no stream machinery to load: a hook event is one short process). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(65536);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EOF') break;
+      if (!wouldBlock(e)) throw e;
+      // A non-blocking stdin: read the rest through the stream.
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      break;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Writes to fd 1 or 2 synchronously; falls back to the stream when the descriptor is non-blocking and full. */
+function writeFd(fd: 1 | 2, text: string): void {
+  const data = Buffer.from(text, 'utf8');
+  let off = 0;
+  try {
+    while (off < data.length) off += writeSync(fd, data, off);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') return; // the reader went away: nothing left to tell
+    if (!wouldBlock(e)) throw e;
+    (fd === 1 ? process.stdout : process.stderr).write(data.subarray(off));
+  }
+}
+
 /** Process streams. */
 export const processIo: CliIo = {
-  readStdin: async () => {
-    const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  },
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
+  readStdin,
+  out: (t) => writeFd(1, t),
+  err: (t) => writeFd(2, t),
 };
 
 /** An error carrying an exit code. */

@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// Entry point of the zerotwo-hooks binary.
+// Entry point of the zerotwo-hooks binary (also the entry of its startup snapshot and single executable).
 import { runCli } from './program';
+import { startCli } from './startup';
+import { warmUpCli } from './warm-up';
 
-void runCli(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+startCli((args) => {
+  void runCli(args).then((code) => {
+    process.exitCode = code;
+  });
+}, warmUpCli);

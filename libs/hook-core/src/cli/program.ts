@@ -5,6 +5,7 @@ import { dispatch } from '../engine/dispatch';
 import { explain } from '../engine/explain';
 import { SpoolSink } from '../record/spool';
 import type { Discovery, HookEvent } from '../types';
+import { HOOK_CORE_VERSION } from '../version';
 import { capturePolicy, discoverFor, withLocations, type CliOptions } from './options';
 import { registerManagementCommands } from './manage';
 import { CliError, EXIT, processIo, type CliIo, type CliState } from './common';
@@ -40,6 +41,7 @@ export function renderList(d: Discovery): string {
 export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK }): Command {
   const program = new Command('zerotwo-hooks')
     .description('ZeroCode hooks engine: list, trust, explain and dispatch hooks')
+    .version(HOOK_CORE_VERSION, '-V, --version', 'print the engine version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError();

@@ -93,7 +93,8 @@ export async function dispatch(
           cwd: typeof rawInput.cwd === 'string' && rawInput.cwd !== '' ? rawInput.cwd : options.discoverOptions?.cwd,
           bypassTrust: options.bypassTrust ?? options.discoverOptions?.bypassTrust,
         }));
-  const uuid = options.uuid ?? randomUUID;
+  // No entropy cache: ids stay unique even in processes started from one V8 startup snapshot.
+  const uuid = options.uuid ?? ((): string => randomUUID({ disableEntropyCache: true }));
   const clock = options.runner?.clock ?? systemClock;
   const tempDir = options.tempDir ?? tmpdir();
   const warnings: string[] = [];

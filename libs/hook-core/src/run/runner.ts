@@ -9,7 +9,7 @@ export interface Clock {
 }
 
 /** Real clock. */
-export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => Number(process.hrtime.bigint()) / 1e6 };
 
 /** A spawn function shaped like `child_process.spawn` (injectable for tests). */
 export type SpawnFn = (file: string, args: readonly string[], options: SpawnOptions) => ChildProcess;

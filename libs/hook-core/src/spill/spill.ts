@@ -91,7 +91,7 @@ export async function spillIfNeeded(text: string, limitTokens: number, options: 
     return { text, spilled: false, originalTokens };
   const fs = options.fs ?? nodeFs;
   const dir = join(options.tempDir, 'hook_outputs', sanitizeSessionId(options.sessionId));
-  const path = join(dir, `${(options.uuid ?? randomUUID)()}.txt`);
+  const path = join(dir, `${(options.uuid ?? (() => randomUUID({ disableEntropyCache: true })))()}.txt`);
   try {
     await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     await fs.writeFile(path, text, { mode: 0o600, flag: 'wx' });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { lintPolicy, parsePolicyToml, renderPolicyToml, validatePolicyObject } from '@hookwarden/hook-core';
-import { CORPUS_DIR } from '../../../../test/support/shared';
+import { CORPUS_DIR, HAS_SHARED } from '../../../../test/support/shared';
 
 const CORPUS = CORPUS_DIR;
 
@@ -77,7 +77,7 @@ describe('parsePolicyToml', () => {
     expect(r.diagnostics[0]).toMatchObject({ code: 'invalid_value', path: '$.hooks.Stop[0].hooks[0].command' });
   });
 
-  it('carries non-hook keys through unchanged and notes them as not interpreted', () => {
+  it.skipIf(!HAS_SHARED)('carries non-hook keys through unchanged and notes them as not interpreted', () => {
     const text = readFileSync(join(CORPUS, '059-carc-requirements-managed-dir-inline.toml'), 'utf8');
     const r = parsePolicyToml(text);
     expect(r.ok).toBe(true);
@@ -117,7 +117,7 @@ describe('validatePolicyObject', () => {
 });
 
 describe('renderPolicyToml', () => {
-  const requirements = ['010', '042', '043', '059', '060', '061'].map((p) =>
+  const requirements = (HAS_SHARED ? ['010', '042', '043', '059', '060', '061'] : []).map((p) =>
     readFileSync(
       join(
         CORPUS,
@@ -139,7 +139,7 @@ describe('renderPolicyToml', () => {
       if (again.ok) expect(renderPolicyToml(again.policy)).toBe(out);
       checked++;
     }
-    expect(checked).toBeGreaterThanOrEqual(5);
+    expect(checked).toBeGreaterThanOrEqual(HAS_SHARED ? 5 : 1);
   });
 
   it('puts hook-system keys first in a fixed order, then carried keys sorted', () => {
@@ -269,7 +269,7 @@ timeout = 1.5
     );
   });
 
-  it('warns when managed-only mode has no managed hooks', () => {
+  it.skipIf(!HAS_SHARED)('warns when managed-only mode has no managed hooks', () => {
     const r = parsePolicyToml(readFileSync(join(CORPUS, '010-workspace-guide-requirements-managed-only.toml'), 'utf8'));
     if (!r.ok) throw new Error('parse');
     expect(lintPolicy(r.policy).warnings.map((w) => w.code)).toContain('no_managed_hooks');

@@ -16,7 +16,7 @@ import {
   type HandlerConfig,
   type HookEvent,
 } from '@hookwarden/hook-core';
-import { TRUST_VECTORS_FILE } from '../../../../test/support/shared';
+import { HAS_SHARED, TRUST_VECTORS_FILE } from '../../../../test/support/shared';
 
 interface Vector {
   event: HookEvent;
@@ -27,7 +27,7 @@ interface Vector {
   timeoutSec: number;
   hash: string;
 }
-const file = JSON.parse(readFileSync(TRUST_VECTORS_FILE, 'utf8')) as {
+const file = JSON.parse(HAS_SHARED ? readFileSync(TRUST_VECTORS_FILE, 'utf8') : '{"vectors":[],"warnings":{}}') as {
   vectors: Vector[];
   warnings: Record<string, string[]>;
 };
@@ -43,7 +43,7 @@ function hooksJsonFor(event: HookEvent): { hooks: Record<string, unknown[]> } {
   return { hooks: { [event]: groups } };
 }
 
-describe('trust hash vectors from the reference engine', () => {
+describe.skipIf(!HAS_SHARED)('trust hash vectors from the reference engine', () => {
   it('has all 858 vectors', () => {
     expect(file.vectors).toHaveLength(858);
   });
@@ -122,7 +122,7 @@ describe('trust hash vectors from the reference engine', () => {
   });
 });
 
-describe('canonical form', () => {
+describe.skipIf(!HAS_SHARED)('canonical form', () => {
   it('the hash is sha256 over canonicalJson(hookIdentity(...))', () => {
     for (const v of file.vectors.slice(0, 200)) {
       const id = hookIdentity(v.event, v.matcherPresent ? v.matcher : undefined, v.handler, 'linux');

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// hookwarden-agent in a checkout: runs the compiled CLI (dist/cli/main.js), building this package first if it never was.
+// (npm links workspace bins at install time, before any build: this checked-in file is what it links.)
+'use strict';
+const { spawnSync } = require('node:child_process');
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+
+const pkg = path.resolve(__dirname, '..');
+const main = path.join(pkg, 'dist', 'cli', 'main.js');
+if (!existsSync(main)) {
+  const repo = path.resolve(pkg, '..', '..');
+  const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+  const where = path.relative(repo, pkg);
+  if (!existsSync(tsc)) {
+    process.stderr.write(`hookwarden-agent: ${main} is missing; build it with \`npm run build\` in ${repo}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(
+    `hookwarden-agent: first run in this checkout, building ${where} (\`npm run build\` builds everything)\n`,
+  );
+  const tsconfig = path.join(pkg, 'tsconfig.build.json');
+  const built = spawnSync(process.execPath, [tsc, '-b', tsconfig], { stdio: ['ignore', 2, 2] });
+  if (built.status !== 0 || !existsSync(main)) {
+    process.stderr.write(`hookwarden-agent: building ${where} failed; run \`npm run build\` in ${repo} to see why\n`);
+    process.exit(1);
+  }
+}
+require(main);
