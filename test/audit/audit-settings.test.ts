@@ -27,8 +27,15 @@ it('defaults to redacted excerpts, and an admin change reaches the agent and the
     maxExcerptBytes: 2048,
     redactPatterns: [],
     useDefaultRedact: true,
+    inventoryCommands: 'program',
   });
-  const body = { capture: 'digests', maxExcerptBytes: 100, redactPatterns: ['corp-[0-9]+'], useDefaultRedact: true };
+  const body = {
+    capture: 'digests',
+    maxExcerptBytes: 100,
+    redactPatterns: ['corp-[0-9]+'],
+    useDefaultRedact: true,
+    inventoryCommands: 'program',
+  };
   expect((await call(api.baseUrl, 'PUT', path, { token: auditor, body })).status).toBe(403);
   const put = await call(api.baseUrl, 'PUT', path, { token: api.adminToken, body });
   expect(put.status).toBe(200);

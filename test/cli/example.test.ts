@@ -61,6 +61,7 @@ describe('examples/gitops', () => {
       maxExcerptBytes: 2048,
       redactPatterns: ['ACME-[0-9]{6}'],
       useDefaultRedact: true,
+      inventoryCommands: 'program',
     });
     const releases = (await call(api.baseUrl, 'GET', `/v1/groups/${eng.id}/releases`, { token: api.adminToken })).body
       .items;

@@ -97,7 +97,7 @@ describe('console static serving', () => {
       await bare.close();
       await rm(empty, { recursive: true });
     }
-  });
+  }, 120_000);
 
   it(`keeps the first screen's JavaScript within ${FIRST_SCREEN_BUDGET / 1024} KB gzipped`, () => {
     const m = measure();

@@ -113,11 +113,23 @@ describe('SSO configuration', () => {
     expect(problemsOf({ ...sso, OIDC_ADMIN_GROUPS: '' })).toMatch(/OIDC_ADMIN_GROUPS: name at least one/);
     expect(problemsOf({ ...sso, OIDC_ISSUER_URL: 'http://idp.example.com' })).toMatch(/OIDC_ISSUER_URL: must be https/);
     expect(
-      problemsOf({ ...sso, OIDC_ISSUER_URL: 'http://idp', OIDC_ALLOW_INSECURE_ISSUER: 'true', NODE_ENV: 'production' }),
+      problemsOf({
+        ...sso,
+        OIDC_ISSUER_URL: 'http://idp',
+        OIDC_ALLOW_INSECURE_ISSUER: 'true',
+        NODE_ENV: 'production',
+        HOOKWARDEN_KEK: Buffer.alloc(32, 7).toString('base64'),
+      }),
     ).toMatch(/OIDC_ALLOW_INSECURE_ISSUER: not allowed/);
     expect(problemsOf({ ...sso, OIDC_SCOPES: 'email profile' })).toMatch(/OIDC_SCOPES: must include openid/);
     expect(problemsOf({ OIDC_CLIENT_ID: 'x' })).toMatch(/OIDC_CLIENT_ID: set OIDC_ISSUER_URL too/);
-    expect(problemsOf({ SESSION_COOKIE_SECURE: 'false', NODE_ENV: 'production' })).toMatch(/SESSION_COOKIE_SECURE/);
+    expect(
+      problemsOf({
+        SESSION_COOKIE_SECURE: 'false',
+        NODE_ENV: 'production',
+        HOOKWARDEN_KEK: Buffer.alloc(32, 7).toString('base64'),
+      }),
+    ).toMatch(/SESSION_COOKIE_SECURE/);
     expect(problemsOf({ SESSION_IDLE_TIMEOUT_SEC: '7200', SESSION_ABSOLUTE_TIMEOUT_SEC: '3600' })).toMatch(
       /SESSION_IDLE_TIMEOUT_SEC: must not exceed/,
     );

@@ -3,6 +3,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import {
   ApiBearerAuth,
   ApiBody,
+  ApiCreatedResponse,
   ApiConsumes,
   ApiOkResponse,
   ApiOperation,
@@ -17,7 +18,9 @@ import type { Page } from '../common/pagination';
 import { INVENTORY_MEDIA_TYPE } from './inventory.body';
 import {
   ChangesQueryDto,
+  DeniedHashDto,
   DeniedHashListDto,
+  RemovedDto,
   DenyHashDto,
   EndpointIdParamDto,
   EndpointInventoryDto,
@@ -140,7 +143,7 @@ export class InventoryController {
     summary: 'Add a known-bad hook hash',
     description: 'Matching hooks in any inventory become findings.',
   })
-  @ApiOkResponse({ description: 'The entry' })
+  @ApiCreatedResponse({ type: DeniedHashDto, description: 'The entry' })
   deny(@Body() body: DenyHashDto, @AuditCtx() ctx: AuditContext): Promise<unknown> {
     return this.inventory.denyHash(body.hash, body.reason, ctx);
   }
@@ -148,7 +151,7 @@ export class InventoryController {
   @Roles('admin')
   @Delete('v1/inventory/denied-hashes/:hash')
   @ApiOperation({ summary: 'Remove a known-bad hook hash' })
-  @ApiOkResponse({ description: 'Removed' })
+  @ApiOkResponse({ type: RemovedDto, description: 'Removed' })
   @ApiResponse({ status: 404, description: ERRORS[404] })
   undeny(@Param() params: HashParamDto, @AuditCtx() ctx: AuditContext): Promise<{ removed: true }> {
     return this.inventory.undenyHash(params.hash, ctx);

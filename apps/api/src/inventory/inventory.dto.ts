@@ -131,6 +131,8 @@ export const deniedHashSchema = z.object({
   createdAt: z.iso.datetime(),
   createdBy: z.string().nullable(),
 });
+export class DeniedHashDto extends createZodDto(deniedHashSchema) {}
+export class RemovedDto extends createZodDto(z.object({ removed: z.literal(true) })) {}
 export class DeniedHashListDto extends createZodDto(z.object({ items: z.array(deniedHashSchema) })) {}
 export const hashParamSchema = z.object({ hash: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
 export class HashParamDto extends createZodDto(hashParamSchema) {}

@@ -16,6 +16,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics: HTTP traffic, long polls, releases, endpoints, ingest, findings, auth */
+        get: operations["MetricsController_metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -24,6 +41,23 @@ export interface paths {
             cookie?: never;
         };
         get: operations["HealthController_readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This endpoint's signed group assignment */
+        get: operations["AgentController_assignmentOf"];
         put?: never;
         post?: never;
         delete?: never;
@@ -94,6 +128,26 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["IngestController_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the endpoint's hook inventory
+         * @description gzip JSON (Content-Encoding: gzip), bounded size.
+         */
+        post: operations["InventoryController_report"];
         delete?: never;
         options?: never;
         head?: never;
@@ -180,6 +234,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How people sign in
+         * @description Whether SSO is on, and the URL that starts it.
+         */
+        get: operations["SsoController_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends the session of the cookie (needs the x-csrf-token header of the session) and clears the cookie; `endSessionUrl` ends the identity provider's session too when it supports RP-initiated logout.
+         */
+        post: operations["SsoController_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SSO sign-in callback
+         * @description Where the identity provider sends the browser back: redeems the code, verifies the ID token (signature, issuer, audience, nonce, expiry), maps IdP groups to a role and sets the session cookie. People in no mapped group get a 403 page; a failed verification a 400/401 page.
+         */
+        get: operations["SsoController_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start SSO sign-in
+         * @description Redirects the browser to the identity provider (authorization code flow with PKCE, state and nonce bound to this browser by a short-lived cookie). 404 page when SSO is off; 503 while the IdP is unreachable.
+         */
+        get: operations["SsoController_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints": {
         parameters: {
             query?: never;
@@ -206,6 +340,40 @@ export interface paths {
         get: operations["EndpointsController_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints/{id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's latest hook inventory */
+        get: operations["InventoryController_endpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move an endpoint to another group */
+        post: operations["EndpointsController_move"];
         delete?: never;
         options?: never;
         head?: never;
@@ -286,6 +454,26 @@ export interface paths {
         get: operations["EnrollmentController_list"];
         put?: never;
         post: operations["EnrollmentController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/groups/{groupId}/release-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the impact of releasing a version
+         * @description From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns.
+         */
+        get: operations["InventoryController_preview"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -415,6 +603,182 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent inventory changes
+         * @description What appeared and went away on which endpoint, newest first.
+         */
+        get: operations["InventoryController_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/denied-hashes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Known-bad hook hashes */
+        get: operations["InventoryController_denied"];
+        put?: never;
+        /**
+         * Add a known-bad hook hash
+         * @description Matching hooks in any inventory become findings.
+         */
+        post: operations["InventoryController_deny"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/denied-hashes/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a known-bad hook hash */
+        delete: operations["InventoryController_undeny"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/findings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inventory findings
+         * @description Known-bad hooks, and managed hooks missing where the layer is applied.
+         */
+        get: operations["InventoryController_findings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/hooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hooks across the fleet
+         * @description Grouped by definition hash: endpoints, layers, trust statuses; filter by program, command text, plugin, trust.
+         */
+        get: operations["InventoryController_hooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plugins installed across the fleet */
+        get: operations["InventoryController_plugins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is signed in
+         * @description The caller (SSO session or API token), its role, the session expiry and the CSRF token for writes.
+         */
+        get: operations["MeController_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your personal tokens
+         * @description Newest first, including revoked and expired ones.
+         */
+        get: operations["MeController_listTokens"];
+        put?: never;
+        /**
+         * Mint a personal token
+         * @description A short-lived API token with your role, for `hookwarden login --token` (from an SSO session only; the secret is shown once). Revoked with the session that minted it, or when you lose the role.
+         */
+        post: operations["MeController_createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of your personal tokens */
+        delete: operations["MeController_revokeToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -632,6 +996,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List SSO sessions
+         * @description Newest first; filter by live/ended and by person.
+         */
+        get: operations["SessionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an SSO session
+         * @description Ends it at once on every instance, with the personal tokens it minted (revoking twice is harmless).
+         */
+        delete: operations["SessionsController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/signing-keys": {
         parameters: {
             query?: never;
@@ -832,6 +1236,14 @@ export interface components {
                 hash: string;
                 /** Format: uuid */
                 id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
                 prevHash: string;
                 requestId: string | null;
                 role: string;
@@ -849,11 +1261,24 @@ export interface components {
              * @enum {string}
              */
             capture: "none" | "digests" | "excerpts";
+            /**
+             * @description what hook inventories report of commands: verbatim (redacted), program (first word + sha256), hash (sha256 only), none
+             * @default program
+             * @enum {string}
+             */
+            inventoryCommands: "verbatim" | "program" | "hash" | "none";
             maxExcerptBytes: number;
-            /** @description extra JavaScript regular expressions whose matches are replaced by [REDACTED] */
+            /** @description extra regular expressions whose matches are replaced by [REDACTED] */
             redactPatterns: string[];
             /** @description also apply the built-in secret and token patterns */
             useDefaultRedact: boolean;
+        };
+        AuthConfigDto: {
+            sso: {
+                enabled: boolean;
+                /** @description Start of the browser sign-in (append `?returnTo=/path`) */
+                loginUrl: string | null;
+            };
         };
         CreatedEnrollmentSecretDto: {
             /** Format: date-time */
@@ -875,6 +1300,31 @@ export interface components {
             secret: string;
             uses: number;
         };
+        CreatedPersonalTokenDto: {
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string[];
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description First characters of the secret, for recognition */
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            role: "admin" | "auditor" | "metrics";
+            /**
+             * Format: uuid
+             * @description The session that minted it
+             */
+            sessionId: string | null;
+            /** @description The secret, for `hookwarden login --token`. Shown once; only its hash is stored. */
+            token: string;
+        };
         CreatedTokenDto: {
             /** Format: date-time */
             createdAt: string;
@@ -891,7 +1341,7 @@ export interface components {
             /** Format: date-time */
             revokedAt: string | null;
             /** @enum {string} */
-            role: "admin" | "auditor";
+            role: "admin" | "auditor" | "metrics";
             /** @description The secret. Shown once; only its hash is stored. */
             token: string;
         };
@@ -913,6 +1363,12 @@ export interface components {
             description?: string;
             /** @description Unique group name, e.g. "engineering" */
             name: unknown & unknown;
+        };
+        CreatePersonalTokenDto: {
+            /** @description What the token is for, e.g. "laptop CLI" */
+            name: string;
+            /** @description Lifetime in seconds (default 8 h, at most the server maximum) */
+            ttlSec?: number;
         };
         CreatePolicyDto: {
             description?: string;
@@ -936,6 +1392,8 @@ export interface components {
              * @description The policy version to make current for the group
              */
             policyVersionId: string;
+            /** @description The digest of the release preview you reviewed (needed when the preview says requiresAck) */
+            previewAck?: string;
             /** @description Pause between rings (default 3600) */
             ringIntervalSec?: number;
             /** @description Cumulative percentages of endpoints per ring, strictly increasing, ending at 100 (default 1,5,25,100) */
@@ -962,7 +1420,7 @@ export interface components {
             /** @description Who or what the token is for */
             name: string;
             /** @enum {string} */
-            role: "admin" | "auditor";
+            role: "admin" | "auditor" | "metrics";
         };
         CreateVersionDto: {
             /** @description The version this edit is based on (0 for the first); or send If-Match: "<digest>" */
@@ -999,6 +1457,26 @@ export interface components {
             /** @description requirements.toml text (give this or `policy`) */
             toml?: string;
         };
+        DeniedHashDto: {
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string[];
+            hash: string;
+            reason: string;
+        };
+        DeniedHashListDto: {
+            items: {
+                /** Format: date-time */
+                createdAt: string;
+                createdBy: string | null;
+                hash: string;
+                reason: string;
+            }[];
+        };
+        DenyHashDto: {
+            hash: string;
+            reason: string;
+        };
         DiffViewDto: {
             /** @description Every added, removed or changed file */
             files: {
@@ -1030,6 +1508,19 @@ export interface components {
                 status: "added" | "removed" | "modified" | "mode_changed" | "unchanged";
             };
         };
+        EndpointInventoryDto: {
+            /** Format: date-time */
+            changedAt: string;
+            /** Format: date-time */
+            collectedAt: string;
+            digest: string;
+            /** Format: uuid */
+            endpointId: string;
+            /** @description The report as the agent sent it */
+            inventory: unknown;
+            /** Format: date-time */
+            receivedAt: string;
+        };
         EndpointPageDto: {
             items: {
                 agentVersion: string;
@@ -1038,6 +1529,8 @@ export interface components {
                 /** Format: uuid */
                 appliedReleaseId: string | null;
                 appliedRevision: number | null;
+                /** @description +1 on every move between groups (the epoch of its signed assignment) */
+                assignmentEpoch: number;
                 /** Format: date-time */
                 enrolledAt: string;
                 /** Format: uuid */
@@ -1072,6 +1565,8 @@ export interface components {
             /** Format: uuid */
             appliedReleaseId: string | null;
             appliedRevision: number | null;
+            /** @description +1 on every move between groups (the epoch of its signed assignment) */
+            assignmentEpoch: number;
             /** Format: date-time */
             enrolledAt: string;
             /** Format: uuid */
@@ -1107,12 +1602,39 @@ export interface components {
             secret?: string;
         };
         EnrolledDto: {
+            /** @description The endpoint's signed group assignment (see GET /v1/agent/assignment): bundles of other groups are refused */
+            assignment: {
+                /** @description Key that signed it */
+                keyId: string;
+                /** @description Ed25519 signature (base64) of `statement` */
+                signature: string;
+                /** @description The exact signed text (canonical JSON) */
+                statement: string;
+            };
             /** @description The endpoint credential (hwe_…). Shown once; only its hash is stored. */
             credential: string;
             /** Format: uuid */
             endpointId: string;
             /** Format: uuid */
             groupId: string;
+            /** @description The signed key list (its sequence is the floor for later GET /v1/agent/keys) */
+            keyList: {
+                /**
+                 * Format: date-time
+                 * @description When the server signed this list
+                 */
+                issuedAt: string;
+                /** @description Key that signed the list */
+                keyId: string;
+                keys: {
+                    kid: string;
+                    publicKeyPem: string;
+                }[];
+                /** @description Grows with every change of the list (keys added or retired) */
+                sequence: number;
+                /** @description Ed25519 signature (base64) of the canonical JSON of `{ kind: "hookwarden.key-list", keys, sequence, issuedAt }` */
+                signature: string;
+            };
             /** @description Ed25519 public keys that sign bundles */
             publicKeys: {
                 kid: string;
@@ -1176,6 +1698,38 @@ export interface components {
             }[];
             nextCursor: string[];
         };
+        FleetHookPageDto: {
+            items: {
+                /** @description One captured command text (redacted), when the capture mode sends it */
+                command: string | null;
+                /** @description On the known-bad deny list */
+                denied: boolean;
+                /** @description Endpoints whose latest inventory has it */
+                endpoints: number;
+                events: string[];
+                hash: string;
+                layers: string[];
+                plugins: string[];
+                programs: string[];
+                /** @description Endpoints where it runs under the policy in force */
+                running: number;
+                /** @description Endpoints per trust status */
+                trust: {
+                    [key: string]: number;
+                };
+            }[];
+            /** @description Pass as `cursor` to get the next page; null on the last page */
+            nextCursor: string[];
+        };
+        FleetPluginListDto: {
+            items: {
+                endpoints: number;
+                hooks: number;
+                plugin: string;
+                /** @description Endpoints where one of its hooks is untrusted or modified */
+                untrusted: number;
+            }[];
+        };
         GroupPageDto: {
             items: {
                 /** Format: date-time */
@@ -1204,11 +1758,12 @@ export interface components {
         };
         HookRunDto: {
             decision: string[];
-            durationMs: number[];
+            durationMs: number | null;
             /** Format: uuid */
             endpointId: string;
+            escaped: boolean;
             event: string;
-            exitCode: number[];
+            exitCode: number | null;
             /** Format: uuid */
             groupId: string;
             hookHash: string[];
@@ -1218,6 +1773,7 @@ export interface components {
             managed: boolean;
             policyDigest: string[];
             policyRevision: string[];
+            /** @description ISO-8601 UTC */
             receivedAt: string;
             /** @description the full run record as uploaded */
             record: {
@@ -1227,9 +1783,11 @@ export interface components {
             sessionId: string[];
             signal: string[];
             skipReason: string[];
+            /** @description ISO-8601 UTC */
             startedAt: string;
             status: string;
             timedOut: boolean;
+            toolCommand: string[];
             toolName: string[];
             turnId: string[];
         };
@@ -1239,6 +1797,7 @@ export interface components {
                 durationMs: number | null;
                 /** Format: uuid */
                 endpointId: string;
+                escaped: boolean;
                 event: string;
                 exitCode: number | null;
                 /** Format: uuid */
@@ -1250,6 +1809,7 @@ export interface components {
                 managed: boolean;
                 policyDigest: string | null;
                 policyRevision: string | null;
+                /** @description ISO-8601 UTC */
                 receivedAt: string;
                 /** @description the full run record as uploaded */
                 record: {
@@ -1259,17 +1819,163 @@ export interface components {
                 sessionId: string | null;
                 signal: string | null;
                 skipReason: string | null;
+                /** @description ISO-8601 UTC */
                 startedAt: string;
                 status: string;
                 timedOut: boolean;
+                toolCommand: string | null;
                 toolName: string | null;
                 turnId: string | null;
             }[];
             nextCursor: string[];
         };
+        InventoryAcceptedDto: {
+            /** @description Whether the inventory differs from the last one stored */
+            changed: boolean;
+            digest: string;
+            hooks: number;
+        };
+        InventoryChangePageDto: {
+            items: {
+                added: number;
+                /** Format: date-time */
+                at: string;
+                /** @description { added: [{key, hash, layer}], removed: [...] } (at most 200 each) */
+                changes: unknown;
+                digest: string;
+                /** Format: uuid */
+                endpointId: string;
+                /** Format: uuid */
+                id: string;
+                removed: number;
+            }[];
+            /** @description Pass as `cursor` to get the next page; null on the last page */
+            nextCursor: string[];
+        };
+        InventoryFindingListDto: {
+            items: {
+                detail: string;
+                /** Format: uuid */
+                endpointId: string;
+                hash: string | null;
+                hostname: string;
+                key: string | null;
+                /** @enum {string} */
+                kind: "known_bad_hook" | "managed_hook_missing";
+            }[];
+        };
         LivenessDto: {
             /** @enum {string} */
             status: "ok";
+        };
+        LogoutResultDto: {
+            /** @description Open this to end the identity provider's session too */
+            endSessionUrl: string[];
+            /** @description Whether a live session was ended */
+            signedOut: boolean;
+        };
+        MeDto: {
+            /**
+             * @description How this request was authenticated
+             * @enum {string}
+             */
+            kind: "session" | "token";
+            name: string;
+            /** @description The signed-in person (SSO sessions and personal tokens) */
+            person: {
+                email: string | null;
+                issuer: string;
+                name: string | null;
+                subject: string;
+            } | null;
+            /** @enum {string} */
+            role: "admin" | "auditor" | "metrics";
+            session: {
+                /** Format: date-time */
+                createdAt: string;
+                /** @description Send as the `x-csrf-token` header on every cookie-authenticated write */
+                csrfToken: string;
+                /**
+                 * Format: date-time
+                 * @description Absolute end of the session
+                 */
+                expiresAt: string;
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the session ends without further requests
+                 */
+                idleExpiresAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the role was last re-checked at the identity provider
+                 */
+                refreshedAt: string;
+            } | null;
+            token: {
+                /** Format: date-time */
+                expiresAt: string | null;
+                /** Format: uuid */
+                id: string;
+            } | null;
+        };
+        MoveEndpointDto: {
+            /**
+             * Format: uuid
+             * @description The group the endpoint moves to
+             */
+            groupId: string;
+        };
+        PersonalTokenPageDto: {
+            items: {
+                /** Format: date-time */
+                createdAt: string;
+                createdBy: string | null;
+                /** Format: date-time */
+                expiresAt: string | null;
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                lastUsedAt: string | null;
+                name: string;
+                /** @description First characters of the secret, for recognition */
+                prefix: string;
+                /** Format: date-time */
+                revokedAt: string | null;
+                /** @enum {string} */
+                role: "admin" | "auditor" | "metrics";
+                /**
+                 * Format: uuid
+                 * @description The session that minted it
+                 */
+                sessionId: string | null;
+            }[];
+            /** @description Pass as `cursor` to get the next page; null on the last page */
+            nextCursor: string[];
+        };
+        PersonalTokenViewDto: {
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string[];
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description First characters of the secret, for recognition */
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            role: "admin" | "auditor" | "metrics";
+            /**
+             * Format: uuid
+             * @description The session that minted it
+             */
+            sessionId: string | null;
         };
         PolicyPageDto: {
             items: {
@@ -1304,13 +2010,20 @@ export interface components {
             updatedAt: string;
         };
         PublicKeysDto: {
+            /**
+             * Format: date-time
+             * @description When the server signed this list
+             */
+            issuedAt: string;
             /** @description Key that signed the list */
             keyId: string;
             keys: {
                 kid: string;
                 publicKeyPem: string;
             }[];
-            /** @description Ed25519 signature (base64) of the canonical JSON of `keys` */
+            /** @description Grows with every change of the list (keys added or retired) */
+            sequence: number;
+            /** @description Ed25519 signature (base64) of the canonical JSON of `{ kind: "hookwarden.key-list", keys, sequence, issuedAt }` */
             signature: string;
         };
         ReadinessDto: {
@@ -1358,6 +2071,53 @@ export interface components {
                 strategy: "immediate" | "staged";
             }[];
         };
+        ReleasePreviewDto: {
+            /** @description Name this digest to acknowledge the preview when starting the release */
+            digest: string;
+            endpoints: {
+                known: number;
+                total: number;
+                unknown: number;
+            };
+            /** Format: uuid */
+            groupId: string;
+            hooksTurnedOff: {
+                endpointId: string;
+                hostname: string;
+            }[];
+            missingManagedScripts: string[];
+            perEndpoint: {
+                endpointId: string;
+                hooksTurnedOff: boolean;
+                hostname: string;
+                inventoryAt: string | null;
+                suppressed: {
+                    plugin: number;
+                    project: number;
+                    session: number;
+                    user: number;
+                };
+                suppressedKeys: string[];
+                unknown: boolean;
+            }[];
+            /** Format: uuid */
+            policyVersionId: string;
+            /** @description Whether starting this release needs the acknowledgement */
+            requiresAck: boolean;
+            suppressed: {
+                endpoints: number;
+                plugin: number;
+                project: number;
+                session: number;
+                total: number;
+                user: number;
+            };
+            unknownImpact: {
+                endpointId: string;
+                hostname: string;
+                inventoryAt: string | null;
+            }[];
+        };
         ReleaseViewDto: {
             /** Format: date-time */
             completedAt: string | null;
@@ -1390,6 +2150,10 @@ export interface components {
             status: string;
             /** @enum {string} */
             strategy: "immediate" | "staged";
+        };
+        RemovedDto: {
+            /** @enum {boolean} */
+            removed: true;
         };
         RolloutDto: {
             gate: {
@@ -1450,6 +2214,64 @@ export interface components {
                     stale: number;
                 }[];
             }[];
+        };
+        SessionPageDto: {
+            items: {
+                clientIp: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                email: string | null;
+                /** Format: date-time */
+                expiresAt: string;
+                /** Format: uuid */
+                id: string;
+                issuer: string;
+                /** Format: date-time */
+                lastSeenAt: string;
+                name: string | null;
+                /** Format: date-time */
+                refreshedAt: string;
+                /** Format: date-time */
+                revokedAt: string | null;
+                revokedReason: string | null;
+                /** @enum {string} */
+                role: "admin" | "auditor" | "metrics";
+                subject: string;
+                userAgent: string | null;
+            }[];
+            /** @description Pass as `cursor` to get the next page; null on the last page */
+            nextCursor: string[];
+        };
+        SessionViewDto: {
+            clientIp: string[];
+            /** Format: date-time */
+            createdAt: string;
+            email: string[];
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: uuid */
+            id: string;
+            issuer: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            name: string[];
+            /** Format: date-time */
+            refreshedAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            revokedReason: string[];
+            /** @enum {string} */
+            role: "admin" | "auditor" | "metrics";
+            subject: string;
+            userAgent: string[];
+        };
+        SignedStatementDto: {
+            /** @description Key that signed it */
+            keyId: string;
+            /** @description Ed25519 signature (base64) of `statement` */
+            signature: string;
+            /** @description The exact signed text (canonical JSON) */
+            statement: string;
         };
         SigningKeyListDto: {
             items: {
@@ -1576,7 +2398,7 @@ export interface components {
                 /** Format: date-time */
                 revokedAt: string | null;
                 /** @enum {string} */
-                role: "admin" | "auditor";
+                role: "admin" | "auditor" | "metrics";
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
             nextCursor: string[];
@@ -1597,7 +2419,7 @@ export interface components {
             /** Format: date-time */
             revokedAt: string | null;
             /** @enum {string} */
-            role: "admin" | "auditor";
+            role: "admin" | "auditor" | "metrics";
         };
         TopDto: {
             items: {
@@ -1799,6 +2621,40 @@ export interface operations {
             };
         };
     };
+    MetricsController_metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No, unknown, revoked or expired credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A token without the metrics, auditor or admin role. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     HealthController_readyz: {
         parameters: {
             query?: never;
@@ -1823,6 +2679,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    AgentController_assignmentOf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canonical JSON text of `{ kind: "hookwarden.assignment", format, endpointId, groupId, epoch, minRevision, issuedAt }` signed with the bundle key. The agent applies only bundles of this group, adopts a statement only with a higher epoch than the one it holds (a move), and refuses bundles of the group older than minRevision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedStatementDto"];
+                };
             };
         };
     };
@@ -2014,6 +2890,43 @@ export interface operations {
             };
         };
     };
+    InventoryController_report: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.hookwarden.inventory+json": Record<string, never>;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryAcceptedDto"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Larger than the inventory bound */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     AgentController_keys: {
         parameters: {
             query?: never;
@@ -2143,6 +3056,241 @@ export interface operations {
             };
         };
     };
+    SsoController_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthConfigDto"];
+                };
+            };
+        };
+    };
+    SsoController_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogoutResultDto"];
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SsoController_callback: {
+        parameters: {
+            query?: {
+                code?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+                session_state?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: redirect to the page the sign-in started from */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Signed in at the IdP, but in no group mapped to a role (HTML page) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found (or SSO is not configured) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description The identity provider cannot be reached (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SsoController_login: {
+        parameters: {
+            query?: {
+                /** @description Path to open after sign-in (default `/console/`) */
+                returnTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the identity provider */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found (or SSO is not configured) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description The identity provider cannot be reached (see Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     EndpointsController_list: {
         parameters: {
             query?: {
@@ -2187,6 +3335,67 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["EndpointViewDto"];
                 };
+            };
+        };
+    };
+    InventoryController_endpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointInventoryDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    EndpointsController_move: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveEndpointDto"];
+            };
+        };
+        responses: {
+            /** @description The endpoint in its new group (assignmentEpoch + 1; moving to its own group changes nothing). Its agent learns the move from a new signed assignment statement and applies the new group's bundle; bundles of any other group, and older assignments, are refused by the agent from then on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointViewDto"];
+                };
+            };
+            /** @description No such endpoint, or no such group. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2240,7 +3449,7 @@ export interface operations {
                 endpointId?: string;
                 groupId?: string;
                 includeResolved?: "true" | "false";
-                kind?: "missing_range" | "broken_link" | "dropped";
+                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined";
                 limit?: number;
             };
             header?: never;
@@ -2353,6 +3562,37 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CreatedEnrollmentSecretDto"];
                 };
+            };
+        };
+    };
+    InventoryController_preview: {
+        parameters: {
+            query: {
+                /** @description The version to preview */
+                policyVersionId: string;
+            };
+            header?: never;
+            path: {
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleasePreviewDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2557,6 +3797,8 @@ export interface operations {
                 status?: string;
                 /** @description exclusive end time */
                 to?: string;
+                /** @description substring of the tool command (case-insensitive) */
+                toolCommand?: string;
                 toolName?: string;
             };
             header?: never;
@@ -2628,6 +3870,8 @@ export interface operations {
                 status?: string;
                 /** @description exclusive end time */
                 to?: string;
+                /** @description substring of the tool command (case-insensitive) */
+                toolCommand?: string;
                 toolName?: string;
             };
             header?: never;
@@ -2672,6 +3916,8 @@ export interface operations {
                 status?: string;
                 /** @description exclusive end time */
                 to?: string;
+                /** @description substring of the tool command (case-insensitive) */
+                toolCommand?: string;
                 toolName?: string;
             };
             header?: never;
@@ -2716,6 +3962,8 @@ export interface operations {
                 status?: string;
                 /** @description exclusive end time */
                 to?: string;
+                /** @description substring of the tool command (case-insensitive) */
+                toolCommand?: string;
                 toolName?: string;
             };
             header?: never;
@@ -2731,6 +3979,564 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TopDto"];
+                };
+            };
+        };
+    };
+    InventoryController_changes: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                endpointId?: string;
+                /** @description Page size (1–200) */
+                limit?: number;
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryChangePageDto"];
+                };
+            };
+        };
+    };
+    InventoryController_denied: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeniedHashListDto"];
+                };
+            };
+        };
+    };
+    InventoryController_deny: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DenyHashDto"];
+            };
+        };
+        responses: {
+            /** @description The entry */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeniedHashDto"];
+                };
+            };
+        };
+    };
+    InventoryController_undeny: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedDto"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    InventoryController_findings: {
+        parameters: {
+            query?: {
+                endpointId?: string;
+                groupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryFindingListDto"];
+                };
+            };
+        };
+    };
+    InventoryController_hooks: {
+        parameters: {
+            query?: {
+                /** @description Substring of the command, where commands are captured */
+                commandContains?: string;
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                groupId?: string;
+                hash?: string;
+                layer?: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                /** @description Page size (1–200) */
+                limit?: number;
+                plugin?: string;
+                /** @description The command's first word, exactly (e.g. curl) */
+                program?: string;
+                /** @description Only hooks with this trust status somewhere (e.g. untrusted, modified) */
+                trust?: "managed" | "trusted" | "modified" | "untrusted" | "disabled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetHookPageDto"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    InventoryController_plugins: {
+        parameters: {
+            query?: {
+                endpointId?: string;
+                groupId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetPluginListDto"];
+                };
+            };
+        };
+    };
+    MeController_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed authentications from this client (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    MeController_listTokens: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–200) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalTokenPageDto"];
+                };
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed authentications from this client (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    MeController_createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePersonalTokenDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedPersonalTokenDto"];
+                };
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed authentications from this client (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    MeController_revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalTokenViewDto"];
+                };
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found (or SSO is not configured) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed authentications from this client (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
                 };
             };
         };
@@ -3175,6 +4981,217 @@ export interface operations {
             };
         };
     };
+    SessionsController_list: {
+        parameters: {
+            query?: {
+                /** @description true: only live sessions; false: only ended ones */
+                active?: "true" | "false";
+                /** @description Opaque cursor from the previous page */
+                cursor?: string;
+                /** @description Page size (1–200) */
+                limit?: number;
+                /** @description Only this person's sessions (IdP subject) */
+                subject?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionPageDto"];
+                };
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed authentications from this client (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SessionsController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionViewDto"];
+                };
+            };
+            /** @description Invalid request (`error.details` names each problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials or session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not found (or SSO is not configured) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many failed authentications from this client (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            details?: {
+                                [key: string]: unknown;
+                            }[];
+                            message: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
     SigningKeysController_list: {
         parameters: {
             query?: never;
@@ -3316,7 +5333,7 @@ export interface operations {
                 /** @description Page size (1–200) */
                 limit?: number;
                 /** @description Only tokens with this role */
-                role?: "admin" | "auditor";
+                role?: "admin" | "auditor" | "metrics";
             };
             header?: never;
             path?: never;

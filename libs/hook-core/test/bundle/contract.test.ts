@@ -103,6 +103,7 @@ describe('capture settings', () => {
       maxExcerptBytes: 2048,
       redactPatterns: [],
       useDefaultRedact: true,
+      inventoryCommands: 'program',
     });
   });
 
