@@ -1,4 +1,5 @@
 // Output capture policy for run records: none, digests, or redacted bounded excerpts.
+import { compileLinearRegex, regexError, type LinearRegex } from '../match/regex';
 import { sha256Hex } from './canonical';
 import type { OutputCapture } from './schema';
 
@@ -7,7 +8,7 @@ export interface CapturePolicy {
   mode: 'none' | 'digests' | 'excerpts';
   /** Excerpt bound in bytes (default 2048). */
   maxExcerptBytes?: number;
-  /** Extra redaction regexes (JavaScript syntax, applied globally) on top of the defaults. */
+  /** Extra redaction regexes (RE2 syntax, the engine's linear-time compiler; applied globally) on top of the defaults. */
   redact?: string[];
   /** Drop the default patterns (default false). */
   noDefaultRedactions?: boolean;
@@ -36,37 +37,87 @@ export const DEFAULT_REDACTIONS: readonly string[] = [
 /** Marker replacing a redacted secret. */
 export const REDACTED = '[REDACTED]';
 
-const compiled = new Map<string, RegExp[]>();
+/** Bytes past the excerpt bound that are redacted too, so a secret cut by the bound is still caught whole. */
+export const REDACT_MARGIN_BYTES = 4096;
+/** Bound of a record's `error` text in bytes. */
+export const MAX_ERROR_BYTES = 2048;
 
-/** Compile redaction patterns (cached per pattern list; inline `(?i:` groups are rewritten for JavaScript). */
-export function compileRedactions(policy: CapturePolicy): RegExp[] {
+/** Redaction patterns compiled by the engine's linear-time compiler, and the ones that did not compile. */
+export interface CompiledRedactions {
+  patterns: readonly LinearRegex[];
+  invalid: readonly { pattern: string; error: string }[];
+}
+
+const compiled = new Map<string, CompiledRedactions>();
+
+/** Compile a policy's redaction patterns (cached per list) with the engine's RE2 compiler; invalid ones are listed. */
+export function compileRedactions(policy: CapturePolicy): CompiledRedactions {
   const sources = [...(policy.noDefaultRedactions ? [] : DEFAULT_REDACTIONS), ...(policy.redact ?? [])];
   const key = sources.join('\u0000');
   const hit = compiled.get(key);
   if (hit) return hit;
-  const res = sources.map((src) => {
-    // JavaScript lacks inline flag groups: `(?i:...)` becomes a case-insensitive whole pattern.
-    const ci = src.includes('(?i:');
-    return new RegExp(ci ? src.replace(/\(\?i:/g, '(?:') : src, ci ? 'gi' : 'g');
-  });
-  if (compiled.size < 64) compiled.set(key, res);
-  return res;
+  const patterns: LinearRegex[] = [];
+  const invalid: { pattern: string; error: string }[] = [];
+  for (const src of sources) {
+    const c = compileLinearRegex(src);
+    if (c.ok) patterns.push(c.regex);
+    else invalid.push({ pattern: src, error: c.error });
+  }
+  const result = { patterns, invalid };
+  if (compiled.size < 64) compiled.set(key, result);
+  return result;
 }
 
-/** Apply redactions to a text. */
-export function redactText(text: string, patterns: readonly RegExp[]): string {
+/** Why a redaction pattern cannot be used by the engine, or undefined (validate before storing or passing one). */
+export function redactPatternError(pattern: string): string | undefined {
+  return regexError(pattern);
+}
+
+/** Apply redactions to a text (linear time in its length per pattern). */
+export function redactText(text: string, patterns: readonly LinearRegex[]): string {
   let out = text;
-  for (const re of patterns) out = out.replace(re, REDACTED);
+  for (const re of patterns) out = re.replaceAll(out, REDACTED);
   return out;
+}
+
+/** The longest prefix of `buf` of at most `maxBytes` bytes that ends on a UTF-8 character boundary. */
+function cutPoint(buf: Buffer, maxBytes: number): number {
+  if (buf.length <= maxBytes) return buf.length;
+  let end = maxBytes;
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return end;
 }
 
 /** Cut a string to at most `maxBytes` UTF-8 bytes at a character boundary, marking the cut. */
 export function boundBytes(text: string, maxBytes: number): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  const end = cutPoint(buf, maxBytes);
   return `${buf.subarray(0, end).toString('utf8')}…[${buf.length - end} bytes omitted]`;
+}
+
+/**
+ * Redacted excerpt of at most `maxBytes` bytes: the text is first cut to `maxBytes` + REDACT_MARGIN_BYTES, redacted,
+ * then bounded, so the cost is linear in the bound (not in the captured output) and a secret straddling the bound
+ * is still redacted. The omitted count covers the redacted window's rest plus everything past the window.
+ */
+export function redactExcerpt(text: string, maxBytes: number, patterns: readonly LinearRegex[]): string {
+  // A JavaScript string holds at most 3 UTF-8 bytes per UTF-16 unit: only long texts need the byte cut.
+  const windowBytes = maxBytes + REDACT_MARGIN_BYTES;
+  let window = text;
+  let beyond = 0;
+  if (text.length * 3 > windowBytes) {
+    const buf = Buffer.from(text, 'utf8');
+    const end = cutPoint(buf, windowBytes);
+    if (end < buf.length) {
+      window = buf.subarray(0, end).toString('utf8');
+      beyond = buf.length - end;
+    }
+  }
+  const red = Buffer.from(redactText(window, patterns), 'utf8');
+  if (red.length <= maxBytes && beyond === 0) return red.toString('utf8');
+  const end = cutPoint(red, maxBytes);
+  return `${red.subarray(0, end).toString('utf8')}…[${red.length - end + beyond} bytes omitted]`;
 }
 
 /** Record view of one output stream under a capture policy (null in mode `none`). */
@@ -74,11 +125,11 @@ export function captureOutput(
   text: string,
   truncated: boolean,
   policy: CapturePolicy,
-  patterns: readonly RegExp[],
+  patterns: readonly LinearRegex[],
 ): OutputCapture | null {
   if (policy.mode === 'none') return null;
   const cap: OutputCapture = { bytes: Buffer.byteLength(text, 'utf8'), truncated, sha256: sha256Hex(text) };
   if (policy.mode === 'excerpts' && text !== '')
-    cap.excerpt = boundBytes(redactText(text, patterns), policy.maxExcerptBytes ?? 2048);
+    cap.excerpt = redactExcerpt(text, policy.maxExcerptBytes ?? 2048, patterns);
   return cap;
 }
