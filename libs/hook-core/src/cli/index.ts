@@ -1,2 +1,4 @@
-// CLI stage: the zerotwo-hooks program (also usable in-process through runCli).
-export { runCli, buildProgram, renderList, EXIT, CliError, processIo, type CliIo, type CliState } from './program';
+// `@hookwarden/hook-core/cli`: the zerotwo-hooks program, in-process, with its exit codes and stream type.
+export { runCli, EXIT_CODES_HELP } from './program';
+export { EXIT, type CliIo } from './common';
+export { HOOK_CORE_VERSION } from './version';

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT, runCli, type CliIo } from '@hookwarden/hook-core';
+import { EXIT, runCli, type CliIo } from '@hookwarden/hook-core/cli';
 import { emit, fx, sq, tmp } from './support';
 
 /** Run the CLI in-process with the given stdin; capture output and exit code. */
