@@ -27,15 +27,22 @@ describe('continuation hook_run_id uses the reference numbering', () => {
     expect(r.outcome.continuation).toBe(`<hook_prompt hook_run_id="stop:0:${file}">again</hook_prompt>`);
   });
 
-  it('stop:1 when the file also has a UserPromptSubmit hook, even written after Stop (engine event order)', async () => {
+  it('stop:2 when the file also has two UserPromptSubmit hooks, even written after Stop (engine event order)', async () => {
     const { d, file } = discoverWith({
       hooks: {
         Stop: [{ hooks: [{ type: 'command', command: block('again') }] }],
-        UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'true' }] }],
+        UserPromptSubmit: [
+          {
+            hooks: [
+              { type: 'command', command: 'true' },
+              { type: 'command', command: 'true' },
+            ],
+          },
+        ],
       },
     });
     const r = await dispatch('Stop', { session_id: 's' }, { discovery: d, bypassTrust: true });
-    expect(r.outcome.continuation).toBe(`<hook_prompt hook_run_id="stop:1:${file}">again</hook_prompt>`);
+    expect(r.outcome.continuation).toBe(`<hook_prompt hook_run_id="stop:2:${file}">again</hook_prompt>`);
   });
 
   it('counts over the whole list: managed hooks first, prompt handlers not numbered, positions of both Stop hooks', async () => {
