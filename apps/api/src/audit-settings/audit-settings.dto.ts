@@ -1,5 +1,6 @@
 // Output-capture policy of a group's endpoints (applied by the agent before records leave the endpoint).
 import { createZodDto } from 'nestjs-zod';
+import { redactPatternError } from '@hookwarden/hook-core';
 import { z } from 'zod';
 
 export const captureModes = ['none', 'digests', 'excerpts'] as const;
@@ -15,17 +16,11 @@ export const auditSettingsSchema = z.object({
         .string()
         .min(1)
         .max(500)
-        .refine((s) => {
-          try {
-            new RegExp(s, 'g');
-            return true;
-          } catch {
-            return false;
-          }
-        }, 'not a valid regular expression'),
+        // The engine's own compiler (RE2 syntax, linear time): what the API stores is what endpoints can run.
+        .refine((s) => redactPatternError(s) === undefined, 'not a valid regular expression (RE2 syntax)'),
     )
     .max(100)
-    .describe('extra JavaScript regular expressions whose matches are replaced by [REDACTED]'),
+    .describe('extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED]'),
   useDefaultRedact: z.boolean().describe('also apply the built-in secret and token patterns'),
 });
 export class AuditSettingsDto extends createZodDto(auditSettingsSchema) {}
