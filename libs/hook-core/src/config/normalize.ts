@@ -223,26 +223,29 @@ function normalizeGroup(
       out.warn('invalid_matcher', `matcher must be a string, got ${show(m)}; group dropped`, [...path, 'matcher']);
       return undefined;
     }
-    const c = compileConfigMatcher(m);
-    if (!c.ok) {
-      out.warn('invalid_matcher', `invalid matcher ${show(m)}: ${c.error}; group dropped`, [...path, 'matcher']);
-      return undefined;
-    }
     matcher = m;
     if (!MATCHER_EVENTS.has(event)) {
-      if (c.matcher.kind !== 'all') {
+      // The reference engine does not even compile a matcher its event ignores: an invalid one drops nothing.
+      if (m !== '' && m !== '*') {
         out.warn(
           'matcher_ignored',
-          `${event} ignores matchers; ${JSON.stringify(m)} is ignored and the group matches every ${event}`,
+          `${event} ignores matchers; ${show(m)} is ignored and the group matches every ${event}`,
           [...path, 'matcher'],
         );
       }
-    } else if (matcherLooksLikeExpression(m)) {
-      out.warn(
-        'matcher_suspicious',
-        `matcher ${JSON.stringify(m)} contains spaces or operators; matchers are regexes over names, so it will likely never match`,
-        [...path, 'matcher'],
-      );
+    } else {
+      const c = compileConfigMatcher(m);
+      if (!c.ok) {
+        out.warn('invalid_matcher', `invalid matcher ${show(m)}: ${c.error}; group dropped`, [...path, 'matcher']);
+        return undefined;
+      }
+      if (matcherLooksLikeExpression(m)) {
+        out.warn(
+          'matcher_suspicious',
+          `matcher ${JSON.stringify(m)} contains spaces or operators; matchers are regexes over names, so it will likely never match`,
+          [...path, 'matcher'],
+        );
+      }
     }
   }
   const hooks = raw['hooks'];
