@@ -22,6 +22,7 @@ export default defineConfig({
       '@hookwarden/hook-core/cli': r('./libs/hook-core/src/cli/index.ts'),
       '@hookwarden/hook-core': r('./libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': r('./apps/agent-sync/src/index.ts'),
+      '@hookwarden/cli': r('./apps/cli/src/index.ts'),
     },
   },
   test: {
