@@ -8,6 +8,10 @@ import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
 import { BundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
+import { QuietStartupLogger } from './common/app-logger';
+import { trustFunction } from './common/client-address';
+import { setCursorSecret } from './common/cursor';
+import { registerBoundedJsonParser } from './common/json-depth';
 import { RawRouter, requestIdOf } from './common/raw-router';
 import type { AppConfig } from './config/config.schema';
 import { TokensService } from './tokens/tokens.service';
@@ -38,7 +42,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const raw = new RawRouter();
   const adapter = new FastifyAdapter({
     bodyLimit: 32 * 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For counts only when a configured proxy (TRUST_PROXY) sent the request.
+    trustProxy: trustFunction(config.TRUST_PROXY),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req.headers),
     return503OnClosing: true,
     forceCloseConnections: true,
@@ -48,8 +53,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     bufferLogs: options.bufferLogs ?? true,
     ...(options.bufferLogs === false ? { logger: ['error', 'warn'] as const } : {}),
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietStartupLogger(app.get(Logger)));
+  setCursorSecret(config.HOOKWARDEN_CURSOR_SECRET);
   const fastify = app.getHttpAdapter().getInstance();
+  registerBoundedJsonParser(fastify);
   const registered: RegisteredRoute[] = [];
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -90,8 +97,23 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   return app;
 }
 
+/** What start-up did about the first admin token. */
+export type BootstrapOutcome = 'generated' | 'from-env' | 'exists';
+
 // On an empty database, creates the first admin token; returns the secret when it was generated here (print it once).
 export async function bootstrapAdminToken(app: NestFastifyApplication, config: AppConfig): Promise<string | null> {
+  const outcome = await bootstrapAdminTokenOutcome(app, config);
+  return outcome.secret;
+}
+
+// Like bootstrapAdminToken, also saying whether a token was created (and how).
+export async function bootstrapAdminTokenOutcome(
+  app: NestFastifyApplication,
+  config: AppConfig,
+): Promise<{ outcome: BootstrapOutcome; secret: string | null }> {
   const created = await app.get(TokensService).bootstrap(config.HOOKWARDEN_BOOTSTRAP_TOKEN);
-  return created && !config.HOOKWARDEN_BOOTSTRAP_TOKEN ? created : null;
+  if (!created) return { outcome: 'exists', secret: null };
+  return config.HOOKWARDEN_BOOTSTRAP_TOKEN
+    ? { outcome: 'from-env', secret: null }
+    : { outcome: 'generated', secret: created };
 }

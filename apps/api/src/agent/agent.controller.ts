@@ -1,7 +1,8 @@
 // Agent routes handled by Nest: enrollment, trusted keys, status (the bundle long poll is in bundle.route.ts).
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AgentRoute, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { presentedCredential } from '../auth/credential-sources';
 import type { Principal } from '../auth/principal';
 import { EnrollDto, EnrolledDto, PublicKeysDto } from '../enrollment/enrollment.dto';
 import { EnrollmentService } from '../enrollment/enrollment.service';
@@ -31,10 +32,12 @@ export class AgentController {
     description:
       'Authenticated by the enrollment secret (body `secret` or bearer). Re-enrolling a machine rotates its credential.',
   })
-  enroll(@Body() body: EnrollDto, @Headers('authorization') authorization?: string): Promise<EnrolledDto> {
-    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
-    const { secret, ...rest } = body;
-    return this.enrollment.enroll(secret ?? bearer, rest);
+  enroll(
+    @Body() body: EnrollDto,
+    @Ip() clientIp: string,
+    @Headers('authorization') authorization?: string,
+  ): Promise<EnrolledDto> {
+    return this.enrollment.enroll(body, presentedCredential({ authorization })?.secret, clientIp);
   }
 
   @AgentRoute()

@@ -5,8 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
-import { PgPoolsModule } from '../database/pg-pools';
-import { PrismaModule } from '../prisma/prisma.module';
+import { DatabaseModule } from '../database/database.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -22,7 +21,7 @@ class TokensCliModule {
   static forRoot(config: AppConfig) {
     return {
       module: TokensCliModule,
-      imports: [ConfigModule.forRoot(config), PrismaModule, PgPoolsModule, RedisModule, AuthModule, TokensModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, AuthModule, TokensModule],
     };
   }
 }

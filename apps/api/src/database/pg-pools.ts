@@ -1,5 +1,7 @@
-// Plain pg pools for the hook-run tables (partitioned, outside Prisma): one for ingest writes, one for auditor reads.
-import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
+// The process's two PostgreSQL pools: `write` (the primary: every change, Prisma's PrismaService, ingest COPY) and
+// `read` (auditor queries and exports: DATABASE_READ_URL, a replica when configured; ReadPrismaService). Each holds
+// at most DATABASE_POOL_MAX connections. Injected as PgPools wherever raw pg access is needed.
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -13,7 +15,7 @@ const types = {
 
 @Injectable()
 export class PgPools implements OnModuleDestroy {
-  /** Primary: ingest, maintenance. */
+  /** Primary: every change (Prisma, ingest, maintenance). */
   readonly write: pg.Pool;
   /** Auditor queries and exports (DATABASE_READ_URL, a replica when configured). */
   readonly read: pg.Pool;
@@ -35,7 +37,3 @@ export class PgPools implements OnModuleDestroy {
     await Promise.allSettled([this.write.end(), this.read.end()]);
   }
 }
-
-@Global()
-@Module({ providers: [PgPools], exports: [PgPools] })
-export class PgPoolsModule {}

@@ -3,28 +3,13 @@ import { Injectable } from '@nestjs/common';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
 import { ApiError } from '../common/api-error';
+import { cursorCodec, timeIdKey } from '../common/cursor';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import type { EndpointView } from './endpoints.dto';
 import { type EndpointFilter, type EndpointRow, EndpointsRepository } from './endpoints.repository';
 
-// Encodes a keyset position as an opaque cursor.
-function encodeCursor(row: EndpointRow): string {
-  return Buffer.from(JSON.stringify([row.enrolledAt.toISOString(), row.id])).toString('base64url');
-}
-
-// Decodes a cursor or throws a 400 naming the parameter.
-function decodeCursor(cursor: string): { enrolledAt: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const enrolledAt = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(enrolledAt.getTime())) throw new Error('bad');
-    return { enrolledAt, id };
-  } catch {
-    throw new ApiError('validation_failed', 'Invalid cursor', [
-      { path: '$.cursor', message: 'not a cursor from this API' },
-    ]);
-  }
-}
+/** Keyset position on (enrolledAt, id). */
+const cursors = cursorCodec('endpoints', timeIdKey);
 
 @Injectable()
 export class EndpointsService {
@@ -61,14 +46,18 @@ export class EndpointsService {
 
   // One page of endpoints.
   async list(filter: EndpointFilter, limit: number, cursor?: string) {
-    const rows = await this.repo.list(filter, limit + 1, cursor ? decodeCursor(cursor) : undefined);
+    const after = cursors.decode(cursor);
+    const rows = await this.repo.list(filter, limit + 1, after && { enrolledAt: new Date(after.t), id: after.id });
     const page = rows.slice(0, limit);
     const versions = await this.repo.versionsOfReleases([
       ...new Set(page.map((r) => r.appliedReleaseId).filter((x): x is string => !!x)),
     ]);
     return {
       items: page.map((r) => this.view(r, versions)),
-      nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+      nextCursor:
+        rows.length > limit
+          ? cursors.encode({ t: page[page.length - 1]!.enrolledAt.toISOString(), id: page[page.length - 1]!.id })
+          : null,
     };
   }
 
@@ -84,7 +73,7 @@ export class EndpointsService {
   async revoke(id: string, ctx: AuditContext): Promise<EndpointView> {
     const row = await this.repo.revoke(id, ctx);
     if (!row) throw new ApiError('not_found', `Endpoint ${id} not found`);
-    this.auth.invalidate();
+    this.auth.invalidateEndpoint(id);
     await this.events.publishRevoked(id);
     const versions = await this.repo.versionsOfReleases(row.appliedReleaseId ? [row.appliedReleaseId] : []);
     return this.view(row, versions);

@@ -2,6 +2,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
+import { queryText, uuidParam } from '../common/query';
 import { freeText, nameText } from '../common/text';
 
 const groupName = nameText(100).regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'letters, digits, space, . _ - only');
@@ -32,9 +33,9 @@ export class GroupViewDto extends createZodDto(groupViewSchema) {}
 export class GroupPageDto extends createZodDto(pageSchema(groupViewSchema)) {}
 
 export const listGroupsQuerySchema = paginationQuerySchema.extend({
-  namePrefix: z.string().max(100).optional().describe('Only groups whose name starts with this'),
+  namePrefix: queryText(100).optional().describe('Only groups whose name starts with this'),
 });
 export class ListGroupsQueryDto extends createZodDto(listGroupsQuerySchema) {}
 
-export const groupIdParamSchema = z.object({ id: z.uuid() });
+export const groupIdParamSchema = z.object({ id: uuidParam() });
 export class GroupIdParamDto extends createZodDto(groupIdParamSchema) {}

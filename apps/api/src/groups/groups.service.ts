@@ -3,9 +3,11 @@ import { Injectable } from '@nestjs/common';
 import type { Group } from '@prisma/client';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { createdAtIdKey, decodeCursor, type Page, toPage } from '../common/pagination';
+import { createdAtIdKey, cursorCodec, type Page, toPage } from '../common/pagination';
 import type { GroupView } from './groups.dto';
 import { GroupsRepository } from './groups.repository';
+
+const cursors = cursorCodec('groups', createdAtIdKey);
 
 // Public view of a group.
 export function toGroupView(g: Group): GroupView {
@@ -32,9 +34,9 @@ export class GroupsService {
 
   // Lists groups newest first.
   async list(query: { limit: number; cursor?: string; namePrefix?: string }): Promise<Page<GroupView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = cursors.decode(query.cursor);
     const rows = await this.groups.list(query.namePrefix, query.limit + 1, after);
-    return toPage(rows, query.limit, toGroupView, (g) => ({ t: g.createdAt.toISOString(), id: g.id }));
+    return toPage(rows, query.limit, toGroupView, (g) => ({ t: g.createdAt.toISOString(), id: g.id }), cursors);
   }
 
   // One group; 404 when absent.

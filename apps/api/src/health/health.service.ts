@@ -1,7 +1,9 @@
 // Checks that PostgreSQL and Redis answer, each within a short deadline.
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
 import { ApiError } from '../common/api-error';
-import { PrismaService } from '../prisma/prisma.service';
+import { PgPools } from '../database/pg-pools';
 import { RedisService } from '../redis/redis.module';
 
 export interface Readiness {
@@ -30,18 +32,25 @@ async function withDeadline<T>(work: Promise<T>, what: string): Promise<T> {
 @Injectable()
 export class HealthService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly pools: PgPools,
     private readonly redis: RedisService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   // Throws a 503 naming every failing dependency.
   async readiness(): Promise<Readiness> {
-    const [pg, redis] = await Promise.allSettled([
-      withDeadline(this.prisma.$queryRaw`SELECT 1`, 'postgresql'),
+    const [pg, pgRead, redis] = await Promise.allSettled([
+      withDeadline(this.pools.write.query('SELECT 1'), 'postgresql (write pool)'),
+      withDeadline(this.pools.read.query('SELECT 1'), 'postgresql (read pool)'),
       withDeadline(this.redis.client.ping(), 'redis'),
     ]);
     const failing: Record<string, string> = {};
+    // A separate read database (DATABASE_READ_URL) is its own dependency; otherwise both pools are "postgresql".
+    const readName = this.config.DATABASE_READ_URL ? 'postgresql_read' : 'postgresql';
     if (pg.status === 'rejected') failing.postgresql = errorText(pg.reason);
+    if (pgRead.status === 'rejected') {
+      failing[readName] = failing[readName] ? `${failing[readName]}; ${errorText(pgRead.reason)}` : errorText(pgRead.reason);
+    }
     if (redis.status === 'rejected') failing.redis = errorText(redis.reason);
     const names = Object.keys(failing);
     if (names.length > 0) {
@@ -52,7 +61,7 @@ export class HealthService {
         { 'retry-after': '5' },
       );
     }
-    return { status: 'ready', checks: { postgresql: 'ok', redis: 'ok' } };
+    return { status: 'ready', checks: { postgresql: 'ok', [readName]: 'ok', redis: 'ok' } };
   }
 }
 

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
+import { primed } from '../common/streams';
 import type {
   FindingsQueryDto,
   HookRunDto,
@@ -13,7 +14,16 @@ import type {
   Finding,
 } from './hook-runs.dto';
 import { type HookRunRow, HookRunsRepository } from './hook-runs.repository';
-import { decodeCursor, encodeCursor } from './hook-runs.sql';
+import { cursorCodec, timeIdKey } from '../common/cursor';
+
+/** Keyset positions: runs on (started_at, id), findings on (detected_at, id), newest first. */
+const runCursors = cursorCodec('hook-runs', timeIdKey);
+const findingCursors = cursorCodec('findings', timeIdKey);
+
+// The repository's keyset form of a decoded position.
+function keyset(p: { t: string; id: string } | undefined): { t: string; i: string } | null {
+  return p ? { t: p.t, i: p.id } : null;
+}
 
 @Injectable()
 export class HookRunsService {
@@ -21,11 +31,11 @@ export class HookRunsService {
 
   // A page of runs, newest first.
   async list(q: ListHookRunsQueryDto): Promise<HookRunPageDto> {
-    const rows = await this.repository.page(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
+    const rows = await this.repository.page(q, keyset(runCursors.decode(q.cursor)), q.limit);
     const more = rows.length > q.limit;
     const items = rows.slice(0, q.limit).map(toDto);
     const last = items[items.length - 1];
-    return { items, nextCursor: more && last ? encodeCursor({ t: last.startedAt, i: last.id }) : null };
+    return { items, nextCursor: more && last ? runCursors.encode({ t: last.startedAt, id: last.id }) : null };
   }
 
   // One run, 404 when unknown.
@@ -35,9 +45,9 @@ export class HookRunsService {
     return toDto(row);
   }
 
-  // A streamed export of the filtered runs.
-  export(filters: HookRunFilters, format: 'ndjson' | 'csv'): Promise<Readable> {
-    return this.repository.exportStream(filters, format);
+  // A streamed export of the filtered runs; resolves once the first byte is there (a failure before is an error answer).
+  async export(filters: HookRunFilters, format: 'ndjson' | 'csv'): Promise<Readable> {
+    return primed(await this.repository.exportStream(filters, format));
   }
 
   // Counts per bucket by event, decision and status.
@@ -77,12 +87,12 @@ export class HookRunsService {
 
   // Findings (gaps, broken links, drops), newest first.
   async findings(q: FindingsQueryDto): Promise<{ items: Finding[]; nextCursor: string | null }> {
-    const rows = await this.repository.findings(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
+    const rows = await this.repository.findings(q, keyset(findingCursors.decode(q.cursor)), q.limit);
     const items = rows.slice(0, q.limit);
     const last = items[items.length - 1];
     return {
       items,
-      nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.detectedAt, i: last.id }) : null,
+      nextCursor: rows.length > q.limit && last ? findingCursors.encode({ t: last.detectedAt, id: last.id }) : null,
     };
   }
 }

@@ -1,5 +1,4 @@
 // SQL fragments for hook-run queries: WHERE clauses from filters (bound or inlined for COPY) and keyset cursors.
-import { ApiError } from '../common/api-error';
 import { bucketSql } from '../database/hourly-counts';
 import type { HookRunFilters } from './hook-runs.dto';
 
@@ -85,23 +84,6 @@ export interface Keyset {
   i: string;
 }
 
-// Encodes a keyset position as an opaque cursor.
-export function encodeCursor(k: Keyset): string {
-  return Buffer.from(JSON.stringify([k.t, k.i])).toString('base64url');
-}
-
-// Decodes a cursor; 400 when it was not produced by this API.
-export function decodeCursor(cursor: string): Keyset {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
-      if (!Number.isNaN(Date.parse(v[0])) && /^[0-9a-f-]{36}$/i.test(v[1])) return { t: v[0], i: v[1] };
-    }
-  } catch {
-    // fall through
-  }
-  throw new ApiError('bad_request', 'Invalid cursor (use nextCursor from a previous page)', { path: '$.cursor' });
-}
 
 /** One row of the stats aggregate. */
 export interface StatsRow {

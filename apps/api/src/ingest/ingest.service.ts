@@ -6,6 +6,7 @@ import type { Queue } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ApiError } from '../common/api-error';
+import { jsonDepth, MAX_JSON_DEPTH } from '../common/json-depth';
 import { jsonPath } from '../common/zod-issues';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import type { IngestJobData, IngestRow } from './ingest.job';
@@ -78,6 +79,7 @@ export class IngestService {
         if (text.trim() === '') continue;
         let value: unknown;
         try {
+          if (jsonDepth(text) > MAX_JSON_DEPTH) throw new Error(`nested deeper than ${MAX_JSON_DEPTH} levels`);
           value = JSON.parse(text);
         } catch (err) {
           throw new ApiError('validation_failed', `line ${i + 1}: invalid JSON: ${(err as Error).message}`, [

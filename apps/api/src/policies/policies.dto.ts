@@ -2,6 +2,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
+import { queryText, uuidParam } from '../common/query';
 import { freeText, nameText } from '../common/text';
 
 const policyName = nameText(200);
@@ -38,10 +39,10 @@ export class PolicyViewDto extends createZodDto(policyViewSchema) {}
 export class PolicyPageDto extends createZodDto(pageSchema(policyViewSchema)) {}
 
 export const listPoliciesQuerySchema = paginationQuerySchema.extend({
-  groupId: z.uuid().optional().describe('Only policies of this group'),
-  namePrefix: z.string().max(200).optional().describe('Only policies whose name starts with this'),
+  groupId: uuidParam().optional().describe('Only policies of this group'),
+  namePrefix: queryText(200).optional().describe('Only policies whose name starts with this'),
 });
 export class ListPoliciesQueryDto extends createZodDto(listPoliciesQuerySchema) {}
 
-export const policyIdParamSchema = z.object({ id: z.uuid() });
+export const policyIdParamSchema = z.object({ id: uuidParam() });
 export class PolicyIdParamDto extends createZodDto(policyIdParamSchema) {}

@@ -3,9 +3,11 @@ import { Injectable } from '@nestjs/common';
 import type { Policy } from '@prisma/client';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { createdAtIdKey, decodeCursor, type Page, toPage } from '../common/pagination';
+import { createdAtIdKey, cursorCodec, type Page, toPage } from '../common/pagination';
 import type { PolicyView } from './policies.dto';
 import { PoliciesRepository, type PolicyWriteResult } from './policies.repository';
+
+const cursors = cursorCodec('policies', createdAtIdKey);
 
 // Public view of a policy.
 export function toPolicyView(p: Policy): PolicyView {
@@ -44,9 +46,9 @@ export class PoliciesService {
     groupId?: string;
     namePrefix?: string;
   }): Promise<Page<PolicyView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = cursors.decode(query.cursor);
     const rows = await this.policies.list(query, query.limit + 1, after);
-    return toPage(rows, query.limit, toPolicyView, (p) => ({ t: p.createdAt.toISOString(), id: p.id }));
+    return toPage(rows, query.limit, toPolicyView, (p) => ({ t: p.createdAt.toISOString(), id: p.id }), cursors);
   }
 
   // One policy; 404 when absent.

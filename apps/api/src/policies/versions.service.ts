@@ -3,7 +3,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { decodeCursor, type Page, toPage } from '../common/pagination';
+import { cursorCodec, type Page, toPage } from '../common/pagination';
 import { z } from 'zod';
 import { diffAsText, diffVersions } from './version-diff';
 import { prepareVersion } from './version-content';
@@ -16,7 +16,7 @@ import {
   type VersionWithContent,
 } from './versions.repository';
 
-const numberKey = z.object({ n: z.number().int().min(1) });
+const cursors = cursorCodec('policy-versions', z.object({ n: z.number().int().min(1).max(2_000_000_000) }).strict());
 
 // Summary view (lists).
 function toSummary(v: VersionSummaryRow | VersionRow): VersionSummary {
@@ -124,10 +124,10 @@ export class VersionsService {
 
   // Versions of a policy, newest first.
   async list(policyId: string, query: { limit: number; cursor?: string }): Promise<Page<VersionSummary>> {
-    const after = decodeCursor(query.cursor, numberKey);
+    const after = cursors.decode(query.cursor);
     const rows = await this.versions.list(policyId, query.limit + 1, after?.n);
     if (rows.length === 0 && !(await this.versions.policyExists(policyId))) throw policyNotFound(policyId);
-    return toPage(rows, query.limit, toSummary, (v) => ({ n: v.number }));
+    return toPage(rows, query.limit, toSummary, (v) => ({ n: v.number }), cursors);
   }
 
   // One version (file contents on request).

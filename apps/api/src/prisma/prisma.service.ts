@@ -1,17 +1,30 @@
-// The one PrismaClient of the process, on the pg driver adapter (offline WebAssembly engine).
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+// The process's Prisma clients, on the pg driver adapter (offline WebAssembly engine) over the pools of the database
+// module: PrismaService on the write pool (every change and the reads that must see them), ReadPrismaService on the
+// read pool (auditor queries and exports; DATABASE_READ_URL, a replica when configured).
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '@prisma/client';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/config.schema';
+import { PgPools } from '../database/pg-pools';
 
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    super({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX }) });
+  constructor(pools: PgPools) {
+    super({ adapter: new PrismaPg(pools.write) });
   }
 
-  // Closes the pool on shutdown.
+  // Detaches from the pool on shutdown (the database module closes the pool itself).
+  async onModuleDestroy(): Promise<void> {
+    await this.$disconnect();
+  }
+}
+
+@Injectable()
+export class ReadPrismaService extends PrismaClient implements OnModuleDestroy {
+  constructor(pools: PgPools) {
+    super({ adapter: new PrismaPg(pools.read) });
+  }
+
+  // Detaches from the pool on shutdown.
   async onModuleDestroy(): Promise<void> {
     await this.$disconnect();
   }

@@ -43,5 +43,5 @@ export const listTokensQuerySchema = paginationQuerySchema.extend({
 });
 export class ListTokensQueryDto extends createZodDto(listTokensQuerySchema) {}
 
-export const tokenIdParamSchema = z.object({ id: z.uuid() });
+export const tokenIdParamSchema = z.object({ id: z.guid() });
 export class TokenIdParamDto extends createZodDto(tokenIdParamSchema) {}

@@ -5,9 +5,11 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
 import { hashSecret, newSecret, secretPrefix, USER_TOKEN_PREFIX } from '../auth/principal';
 import { ApiError } from '../common/api-error';
-import { createdAtIdKey, decodeCursor, type Page, toPage } from '../common/pagination';
+import { createdAtIdKey, cursorCodec, type Page, toPage } from '../common/pagination';
 import { type TokenFilter, TokensRepository } from './tokens.repository';
 import type { TokenView } from './tokens.dto';
+
+const cursors = cursorCodec('tokens', createdAtIdKey);
 
 const SYSTEM_ACTOR: AuditContext = { actorId: null, actorName: 'system', role: 'system' };
 
@@ -80,7 +82,7 @@ export class TokensService {
   async revoke(id: string, ctx: AuditContext): Promise<TokenView> {
     const row = await this.tokens.revoke(id, ctx, new Date());
     if (!row) throw new ApiError('not_found', `Token ${id} not found`);
-    this.auth.invalidate();
+    this.auth.invalidateToken(row.id);
     return toTokenView(row);
   }
 
@@ -91,11 +93,11 @@ export class TokensService {
     role?: Role;
     active?: 'true' | 'false';
   }): Promise<Page<TokenView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = cursors.decode(query.cursor);
     const filter: TokenFilter = {};
     if (query.role) filter.role = query.role;
     if (query.active) filter.active = query.active === 'true';
     const rows = await this.tokens.list(filter, query.limit + 1, after);
-    return toPage(rows, query.limit, toTokenView, (t) => ({ t: t.createdAt.toISOString(), id: t.id }));
+    return toPage(rows, query.limit, toTokenView, (t) => ({ t: t.createdAt.toISOString(), id: t.id }), cursors);
   }
 }
