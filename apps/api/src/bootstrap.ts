@@ -51,6 +51,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: options.bufferLogs ?? true,
+    // Fastify's own parsers stay; application/json is replaced by the bounded-depth one (registerBoundedJsonParser).
+    bodyParser: false,
     ...(options.bufferLogs === false ? { logger: ['error', 'warn'] as const } : {}),
   });
   app.useLogger(new QuietStartupLogger(app.get(Logger)));

@@ -17,7 +17,10 @@ export class AuthRateLimitService {
   private readonly limiter: RLWrapperTimeouts;
   private warnedAt = 0;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig, redis: RedisService) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    redis: RedisService,
+  ) {
     const points = config.AUTH_FAILURE_LIMIT;
     const duration = config.AUTH_FAILURE_WINDOW_SEC;
     const keyPrefix = redis.key('authfail');
@@ -32,7 +35,11 @@ export class AuthRateLimitService {
       inMemoryBlockOnConsumed: points + 1,
       inMemoryBlockDuration: duration,
     });
-    this.limiter = new RLWrapperTimeouts({ limiter: shared, timeoutMs: REDIS_DEADLINE_MS, insuranceLimiter: insurance });
+    this.limiter = new RLWrapperTimeouts({
+      limiter: shared,
+      timeoutMs: REDIS_DEADLINE_MS,
+      insuranceLimiter: insurance,
+    });
   }
 
   // Records one failed authentication of `client`; returns the seconds to wait when it is now over the limit, else 0.

@@ -7,7 +7,12 @@ import { CredentialsRepository } from './credentials.repository';
 
 @Global()
 @Module({
-  providers: [CredentialsRepository, AuthService, AuthRateLimitService, { provide: APP_GUARD, useClass: GlobalAuthGuard }],
+  providers: [
+    CredentialsRepository,
+    AuthService,
+    AuthRateLimitService,
+    { provide: APP_GUARD, useClass: GlobalAuthGuard },
+  ],
   exports: [AuthService, AuthRateLimitService],
 })
 export class AuthModule {}

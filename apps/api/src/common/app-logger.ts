@@ -2,7 +2,13 @@
 import type { LoggerService } from '@nestjs/common';
 
 /** Nest contexts that log one line per module or route at start. */
-const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const STARTUP_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 export class QuietStartupLogger implements LoggerService {
   constructor(private readonly inner: LoggerService) {}

@@ -26,7 +26,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // Already answering (a stream failed after its first byte): cut the connection so the client sees a broken
     // transfer, never a complete-looking one.
     if (reply.sent || reply.raw.headersSent) {
-      this.logger.error({ err: exception, requestId, method: request.method, url: redactUrl(request.url) }, 'response failed');
+      this.logger.error(
+        { err: exception, requestId, method: request.method, url: redactUrl(request.url) },
+        'response failed',
+      );
       reply.raw.destroy();
       return;
     }

@@ -49,13 +49,7 @@ export function isoTime() {
 
 // A page size: an integer 1..max (default `def`).
 export function limitParam(def = DEFAULT_LIMIT, max = MAX_LIMIT) {
-  return z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(max)
-    .default(def)
-    .describe(`Page size (1–${max}, default ${def})`);
+  return z.coerce.number().int().min(1).max(max).default(def).describe(`Page size (1–${max}, default ${def})`);
 }
 
 // A boolean flag given as true or false.

@@ -28,7 +28,8 @@ export function redactUrl(url: string | undefined): string | undefined {
 export function redactQuery(query: unknown): unknown {
   if (!query || typeof query !== 'object') return query;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(query as Record<string, unknown>)) out[k] = SECRET_PARAMS.test(k) ? '[REDACTED]' : v;
+  for (const [k, v] of Object.entries(query as Record<string, unknown>))
+    out[k] = SECRET_PARAMS.test(k) ? '[REDACTED]' : v;
   return out;
 }
 

@@ -49,7 +49,9 @@ export const configSchema = z.object({
     )
     .pipe(
       z.array(
-        z.string().refine(isTrustEntry, 'each entry must be an IP address, a CIDR range, loopback, linklocal or uniquelocal'),
+        z
+          .string()
+          .refine(isTrustEntry, 'each entry must be an IP address, a CIDR range, loopback, linklocal or uniquelocal'),
       ),
     ),
   /** Ed25519 private key (PKCS#8 PEM, or base64 of it) used to sign bundles; generated and stored if absent. */

@@ -41,10 +41,7 @@ export class EnrollmentController {
   @Post('enrollment-secrets/:id/revoke')
   @HttpCode(200)
   @ApiOkResponse({ type: EnrollmentSecretViewDto })
-  revoke(
-    @Param('id', UuidParamPipe) id: string,
-    @AuditCtx() ctx: AuditContext,
-  ): Promise<EnrollmentSecretViewDto> {
+  revoke(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EnrollmentSecretViewDto> {
     return this.enrollment.revoke(id, ctx);
   }
 }

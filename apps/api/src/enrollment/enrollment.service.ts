@@ -90,14 +90,17 @@ export class EnrollmentService {
     const { secret: bodySecret, ...input } = body;
     const secret = bodySecret ?? bearer;
     if (!secret || !secret.startsWith(ENROLL_SECRET_PREFIX)) {
-      throw await this.rateLimit.refuse(clientIp, new ApiError(
-        'unauthorized',
-        'An enrollment secret (hws_…) is required in the body or as the bearer',
-        undefined,
-        {
-          'www-authenticate': 'Bearer',
-        },
-      ));
+      throw await this.rateLimit.refuse(
+        clientIp,
+        new ApiError(
+          'unauthorized',
+          'An enrollment secret (hws_…) is required in the body or as the bearer',
+          undefined,
+          {
+            'www-authenticate': 'Bearer',
+          },
+        ),
+      );
     }
     const credential = newSecret(AGENT_TOKEN_PREFIX);
     const result = await this.repo.enroll({

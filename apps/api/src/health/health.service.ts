@@ -49,7 +49,9 @@ export class HealthService {
     const readName = this.config.DATABASE_READ_URL ? 'postgresql_read' : 'postgresql';
     if (pg.status === 'rejected') failing.postgresql = errorText(pg.reason);
     if (pgRead.status === 'rejected') {
-      failing[readName] = failing[readName] ? `${failing[readName]}; ${errorText(pgRead.reason)}` : errorText(pgRead.reason);
+      failing[readName] = failing[readName]
+        ? `${failing[readName]}; ${errorText(pgRead.reason)}`
+        : errorText(pgRead.reason);
     }
     if (redis.status === 'rejected') failing.redis = errorText(redis.reason);
     const names = Object.keys(failing);

@@ -84,7 +84,6 @@ export interface Keyset {
   i: string;
 }
 
-
 /** One row of the stats aggregate. */
 export interface StatsRow {
   b: Date;
