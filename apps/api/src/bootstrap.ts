@@ -1,5 +1,6 @@
 // Creates the HTTP application (used by main.ts and by tests that need a real server).
 import { NestFactory } from '@nestjs/core';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
@@ -48,6 +49,27 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     return503OnClosing: true,
     forceCloseConnections: true,
     serverFactory: raw.serverFactory(),
+    // Requests the router refuses (bad percent-encoding, an over-long path parameter) get the one error shape too.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const status = tooLong ? 414 : (error.statusCode ?? 400);
+      const message = tooLong
+        ? 'A path parameter is too long'
+        : 'The request URL is malformed (bad percent-encoding or characters)';
+      void reply
+        .status(status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(
+          JSON.stringify({
+            error: {
+              code: 'bad_request',
+              message,
+              details: [{ path: '$', in: 'path', message, code: error.code }],
+              requestId: String(request.id),
+            },
+          }),
+        );
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: options.bufferLogs ?? true,
