@@ -1,5 +1,5 @@
 // Request/response schemas of the agent routes (status; enrollment schemas live with enrollment).
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 hex>');

@@ -67,16 +67,38 @@ export function mapDatabaseError(err: unknown): ApiError | null {
         ]);
       case 'P2034':
         return new ApiError('conflict', 'A concurrent change conflicted with this one; retry');
+      case 'P2024':
+        return unreachable();
       case 'P2010': {
         const code = (err.meta?.code as string | undefined) ?? null;
         return code ? fromSqlState(code) : null;
       }
       default:
-        return null;
+        // P1xxx: the database could not be reached, timed out or closed the connection.
+        return err.code.startsWith('P1') ? unreachable() : null;
     }
   }
   const code = pgCode(err);
-  return code ? fromSqlState(code) : null;
+  if (code) return fromSqlState(code);
+  return isConnectionError(err) ? unreachable() : null;
+}
+
+// The 503 for a database that cannot be reached right now.
+function unreachable(): ApiError {
+  return new ApiError('unavailable', 'The database is unreachable; retry later', undefined, { 'retry-after': '5' });
+}
+
+/** Socket-level failures reaching PostgreSQL (node-postgres rethrows them as they are). */
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
+
+// True for a failure to reach the database (as opposed to an error the database answered).
+function isConnectionError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) return true;
+  return (
+    typeof e.message === 'string' && /Connection terminated|timeout exceeded when trying to connect/.test(e.message)
+  );
 }
 
 // PostgreSQL SQLSTATEs a request's values can cause.
@@ -96,7 +118,7 @@ function fromSqlState(code: string): ApiError | null {
       { path: '$', message: `rejected by the database (SQLSTATE ${code})`, code: 'invalid_value' },
     ]);
   }
-  if (code === '57014' || code === '53300' || code === '57P03') {
+  if (code === '57014' || code === '53300' || code.startsWith('57P') || code.startsWith('08')) {
     return new ApiError('unavailable', 'The database is busy; retry later', undefined, { 'retry-after': '5' });
   }
   return null;

@@ -50,7 +50,7 @@ function toView(v: VersionRow | VersionWithContent): VersionView {
       sha256: f.sha256,
       size: f.size,
       mode: f.mode,
-      ...('content' in f ? { content: Buffer.from(f.content).toString('base64') } : {}),
+      ...('content' in f ? { content: Buffer.from(f.content).toString('base64'), encoding: 'base64' as const } : {}),
     })),
   };
 }
