@@ -39,12 +39,7 @@ async function bootstrapUntilDone(app: NestFastifyApplication, config: AppConfig
         );
       }
       const url = baseUrl(app, config);
-      app
-        .get(Logger)
-        .log(
-          { url, docs: `${url}/docs`, token: outcome },
-          `Hookwarden API listening on ${url} (docs ${url}/docs); ${TOKEN_STATE[outcome]}`,
-        );
+      app.get(Logger).log(`Hookwarden API listening on ${url} (docs ${url}/docs); ${TOKEN_STATE[outcome]}`, 'Startup');
       return;
     } catch (err) {
       app.get(Logger).warn({ err }, 'could not check for the first admin token yet; retrying in 5 s');
