@@ -153,7 +153,7 @@ describe('OpenAPI document', () => {
 
 describe('OpenAPI document quality', () => {
   it('gives every operation a summary, documents its errors with the error schema, and types nullable fields', async () => {
-    const doc = (await call(api.baseUrl, 'GET', '/docs/openapi.json')).body as any;
+    const doc = (await call(api.baseUrl, 'GET', '/docs/openapi.json')).body;
     const problems: string[] = [];
     let operations = 0;
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
@@ -180,11 +180,12 @@ describe('OpenAPI document quality', () => {
     const s = doc.components.schemas;
     expect(s.CreateGroupDto.properties.name.type).toBe('string');
     expect(s.UpdateGroupDto.properties.name.type).toBe('string');
-    for (const [schema, prop] of [
+    const nullable: Array<[string, string]> = [
       ['ReleaseViewDto', 'pausedReason'],
       ['HookRunDto', 'toolName'],
       ['EndpointViewDto', 'appliedDigest'],
-    ]) {
+    ];
+    for (const [schema, prop] of nullable) {
       expect(s[schema].properties[prop]).toMatchObject({ type: 'string', nullable: true });
     }
     const releases = doc.paths['/v1/groups/{groupId}/releases'].post.responses;

@@ -55,6 +55,6 @@ export function registerBoundedJsonParser(fastify: FastifyInstance): void {
       );
       return;
     }
-    parse(req, text, done);
+    void parse(req, text, done);
   });
 }

@@ -157,7 +157,7 @@ export function finishOpenApiDocument(doc: OpenAPIObject, tags: Record<string, s
   const schemas = (doc.components ??= {}).schemas ?? {};
   doc.components.schemas = schemas;
   for (const [name, schema] of DTO_SCHEMAS) {
-    if (name in schemas) schemas[name] = openApiSchema(schema) as never;
+    if (name in schemas) schemas[name] = openApiSchema(schema);
   }
   Object.assign(schemas, errorSchemas());
   const used = new Set<string>();

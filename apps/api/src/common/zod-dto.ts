@@ -14,8 +14,7 @@ interface MetadataSource {
 // nestjs-zod's createZodDto; the DTO registers itself (under its class name) when Swagger reads its metadata.
 export function createZodDto<S extends z.ZodType>(schema: S) {
   const Base = nestjsCreateZodDto(schema);
-  const holder = Base as unknown as { _OPENAPI_METADATA_FACTORY(this: MetadataSource): unknown };
-  const read = holder._OPENAPI_METADATA_FACTORY;
+  const read = Reflect.get<typeof Base, '_OPENAPI_METADATA_FACTORY'>(Base, '_OPENAPI_METADATA_FACTORY');
   Object.defineProperty(Base, '_OPENAPI_METADATA_FACTORY', {
     configurable: true,
     writable: true,
