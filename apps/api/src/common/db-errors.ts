@@ -67,7 +67,8 @@ export function mapDatabaseError(err: unknown): ApiError | null {
         ]);
       case 'P2034':
         return new ApiError('conflict', 'A concurrent change conflicted with this one; retry');
-      case 'P2024':
+      case 'P2024': // timed out waiting for a pooled connection
+      case 'P2028': // a transaction could not start or finish in time (overload)
         return unreachable();
       case 'P2010': {
         const code = (err.meta?.code as string | undefined) ?? null;
@@ -85,7 +86,7 @@ export function mapDatabaseError(err: unknown): ApiError | null {
 
 // The 503 for a database that cannot be reached right now.
 function unreachable(): ApiError {
-  return new ApiError('unavailable', 'The database is unreachable; retry later', undefined, { 'retry-after': '5' });
+  return new ApiError('unavailable', 'The database is unreachable or overloaded; retry later', undefined, { 'retry-after': '5' });
 }
 
 /** Socket-level failures reaching PostgreSQL (node-postgres rethrows them as they are). */
