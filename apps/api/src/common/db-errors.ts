@@ -86,7 +86,9 @@ export function mapDatabaseError(err: unknown): ApiError | null {
 
 // The 503 for a database that cannot be reached right now.
 function unreachable(): ApiError {
-  return new ApiError('unavailable', 'The database is unreachable or overloaded; retry later', undefined, { 'retry-after': '5' });
+  return new ApiError('unavailable', 'The database is unreachable or overloaded; retry later', undefined, {
+    'retry-after': '5',
+  });
 }
 
 /** Socket-level failures reaching PostgreSQL (node-postgres rethrows them as they are). */
