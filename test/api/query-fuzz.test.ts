@@ -368,7 +368,7 @@ function probes(): Probe[] {
   const fixed = corpus(otherCursor);
   const always = new Set<WireValue>(fixed.filter((v) => typeof v === 'string' && ALWAYS.has(v)));
   const rest = targets.length * (fixed.length - always.size);
-  const share = Math.min(1, Math.max(0, MIN_REQUESTS * 1.02 - targets.length * always.size) / Math.max(1, rest));
+  const share = Math.min(1, Math.max(0, MIN_REQUESTS * 0.98 - targets.length * (always.size + 2)) / Math.max(1, rest));
   targets.forEach((t, k) => {
     fixed.forEach((v, i) => {
       if (always.has(v) || ((i * 37 + k * 61) % 1000) / 1000 < share) out.push(build(t, v));
@@ -376,7 +376,7 @@ function probes(): Probe[] {
   });
   const rand = prng(0x5eed);
   let i = 0;
-  while (out.length < MIN_REQUESTS || i < targets.length * 10) {
+  while (out.length < MIN_REQUESTS || i < targets.length * 2) {
     out.push(build(targets[i % targets.length]!, randomValue(rand)));
     i++;
   }
