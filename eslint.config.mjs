@@ -4,7 +4,17 @@ import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/fixtures/**', 'coverage/**', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/fixtures/**',
+      'coverage/**',
+      '**/*.mjs',
+      '**/*.cjs',
+      'apps/cli/bin/**',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -20,6 +20,7 @@ export default defineConfig({
     alias: {
       '@hookwarden/hook-core': r('./libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': r('./apps/agent-sync/src/index.ts'),
+      '@hookwarden/cli': r('./apps/cli/src/index.ts'),
     },
   },
   test: {

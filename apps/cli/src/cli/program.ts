@@ -1,0 +1,60 @@
+// The hookwarden command line (commander): global options, then one register…Commands(program) per feature.
+import { Command, Option } from 'commander';
+import { registerAuditCommands } from '../commands/audit';
+import { registerCompletionCommand } from '../commands/completion';
+import { registerFleetCommands } from '../commands/fleet';
+import { registerGitopsCommands } from '../commands/gitops';
+import { registerGroupCommands } from '../commands/groups';
+import { registerContextCommands } from '../commands/login';
+import { registerPolicyCommands } from '../commands/policies';
+import { registerReleaseCommands } from '../commands/releases';
+import { CLI_VERSION } from '../version';
+import { examples } from './help';
+
+// Builds the CLI program.
+export function buildProgram(): Command {
+  const program = new Command('hookwarden')
+    .description(
+      'Hookwarden admin CLI: groups, policies, versions, releases and rollouts, endpoints, tokens, hook runs, the ' +
+        'audit log, and GitOps (plan / apply / export of a directory).',
+    )
+    .version(CLI_VERSION, '-V, --version', 'print the CLI version')
+    .option(
+      '--config <file>',
+      'config file (default: $XDG_CONFIG_HOME/hookwarden/config.toml or ~/.config/hookwarden/config.toml)',
+    )
+    .option('--context <name>', 'use this stored context instead of the current one')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .option('--timeout <duration>', 'per-request timeout (default 30s)')
+    .showHelpAfterError()
+    .enablePositionalOptions(false)
+    .exitOverride();
+  examples(program, [
+    'hookwarden login --url https://hookwarden.example.com --token hwt_… --context prod',
+    'hookwarden groups list',
+    'hookwarden plan -f ./gitops',
+    'HOOKWARDEN_URL=https://hw.example.com HOOKWARDEN_TOKEN=$TOKEN hookwarden apply -f ./gitops --watch',
+  ]);
+  program.addHelpText(
+    'after',
+    '\nEnvironment: HOOKWARDEN_URL and HOOKWARDEN_TOKEN override the stored context; HOOKWARDEN_CONTEXT picks one;\n' +
+      'HOOKWARDEN_CONFIG names the config file. Exit codes: 0 ok, 1 error, 2 plan has changes, 3 rollout paused.\n',
+  );
+  registerContextCommands(program);
+  registerGroupCommands(program);
+  registerPolicyCommands(program);
+  registerReleaseCommands(program);
+  registerFleetCommands(program);
+  registerAuditCommands(program);
+  registerGitopsCommands(program);
+  registerCompletionCommand(program);
+  // Subcommands inherit exitOverride and the help-after-error behaviour.
+  const inherit = (cmd: Command) => {
+    for (const c of cmd.commands) {
+      c.exitOverride().showHelpAfterError();
+      inherit(c);
+    }
+  };
+  inherit(program);
+  return program;
+}

@@ -1,0 +1,28 @@
+// Runs the hookwarden program and prints errors (message + located problems) without stack traces.
+import { CommanderError } from 'commander';
+import { CliError, formatProblem } from './errors';
+import { buildProgram } from './program';
+
+// Runs the CLI; resolves to the exit code.
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help / --version exit 0; usage errors 1 (commander already printed them).
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help'
+        ? 0
+        : 1;
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`hookwarden: ${err.message}\n`);
+      for (const p of err.problems.slice(0, 100)) process.stderr.write(`  ${formatProblem(p)}\n`);
+      if (err.problems.length > 100) process.stderr.write(`  … and ${err.problems.length - 100} more\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`hookwarden: unexpected error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

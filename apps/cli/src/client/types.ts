@@ -1,0 +1,157 @@
+// The API's response shapes the CLI reads (fields the CLI uses; the OpenAPI document at /docs has all of them).
+
+export interface GroupView {
+  id: string;
+  name: string;
+  description: string;
+  isDefault: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PolicyView {
+  id: string;
+  name: string;
+  description: string;
+  groupId: string;
+  latestVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DiagnosticView {
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+  file?: string;
+  path?: string;
+  field?: string;
+  line?: number;
+  column?: number;
+}
+
+export interface VersionSummary {
+  id: string;
+  policyId: string;
+  number: number;
+  digest: string;
+  message: string;
+  authorId: string | null;
+  authorName: string;
+  createdAt: string;
+  warnings: DiagnosticView[];
+  fileCount: number;
+}
+
+export interface VersionFileView {
+  path: string;
+  sha256: string;
+  size: number;
+  mode: number;
+  content?: string;
+}
+
+export interface VersionView extends VersionSummary {
+  toml: string;
+  policy: Record<string, unknown>;
+  files: VersionFileView[];
+}
+
+export interface FileDiff {
+  path: string;
+  status: string;
+  oldMode: number | null;
+  newMode: number | null;
+  binary: boolean;
+  patch: string;
+}
+
+export interface DiffView {
+  policyId: string;
+  from: number;
+  to: number;
+  fromDigest: string;
+  toDigest: string;
+  toml: FileDiff;
+  files: FileDiff[];
+}
+
+export interface ReleaseView {
+  id: string;
+  groupId: string;
+  policyVersionId: string;
+  policyId: string;
+  policyVersion: number;
+  revision: number;
+  strategy: 'immediate' | 'staged';
+  /** rolling | paused | completed | aborted | superseded */
+  status: string;
+  rings: number[];
+  currentRing: number;
+  ringIntervalSec: number;
+  maxApplyFailureRate: number;
+  maxHookFailureRate: number | null;
+  minHookRuns: number;
+  previousReleaseId: string | null;
+  digest: string;
+  keyId: string;
+  pausedReason: string | null;
+  createdBy: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export interface RolloutView {
+  release: ReleaseView;
+  rings: Array<{
+    ring: number;
+    percent: number;
+    active: boolean;
+    versions: Array<{
+      releaseId: string;
+      revision: number;
+      policyVersion: number;
+      assigned: number;
+      applied: number;
+      failed: number;
+      stale: number;
+    }>;
+  }>;
+  gate: {
+    applyFailureRate: number | null;
+    hookFailureRate: number | null;
+    endpointsOnRevision: number;
+    hookRunsOnRevision: number;
+  };
+}
+
+export interface AuditSettings {
+  capture: 'none' | 'digests' | 'excerpts';
+  maxExcerptBytes: number;
+  redactPatterns: string[];
+  useDefaultRedact: boolean;
+}
+
+export interface AuditCheckpoint {
+  kind: string;
+  seq: string;
+  hash: string;
+  at: string;
+  keyId: string;
+  signature: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  checked: number;
+  firstBrokenSeq?: string;
+  problem?: string;
+  reason?: string;
+  checkpoint?: AuditCheckpoint;
+}
+
+export interface PublicKeyList {
+  keys: Array<{ kid: string; publicKeyPem: string }>;
+  keyId: string;
+  signature: string;
+}

@@ -1,0 +1,37 @@
+// Shared pieces of resource commands: paging options and fetching one page or all of them.
+import type { Command } from 'commander';
+import { type ApiClient, listAll, type Page, type RequestOptions } from '../client/api-client';
+import { parseIntIn } from '../cli/parse';
+
+export interface PageOptions {
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+}
+
+// Adds --limit, --cursor and --all to a list command.
+export function pageOptions(cmd: Command, maxLimit = 200): Command {
+  return cmd
+    .option('--limit <n>', `items per page (1..${maxLimit})`)
+    .option('--cursor <cursor>', 'continue after a previous page (its nextCursor)')
+    .option('--all', 'follow every page');
+}
+
+// One page (or every page with --all) of a cursor-paginated list.
+export async function fetchPage<T>(
+  client: ApiClient,
+  path: string,
+  query: RequestOptions['query'],
+  opts: PageOptions,
+  maxLimit = 200,
+): Promise<Page<T>> {
+  if (opts.all) return { items: await listAll<T>(client, path, query), nextCursor: null };
+  const limit = opts.limit ? parseIntIn(opts.limit, '--limit', 1, maxLimit) : undefined;
+  return client.json<Page<T>>('GET', path, { query: { ...query, limit, cursor: opts.cursor } });
+}
+
+// Short form of an ISO time for tables (minute precision, UTC).
+export function shortTime(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  return iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
+}

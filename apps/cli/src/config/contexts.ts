@@ -1,0 +1,112 @@
+// Contexts (named server URL + token) in config.toml, and how the current one is chosen.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { z } from 'zod';
+import { CliError } from '../cli/errors';
+import { type CliEnv, cliEnv, defaultConfigPath } from './env';
+import { readBounded, writePrivate } from './files';
+
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+const contextSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }),
+    token: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+
+const configSchema = z
+  .object({
+    current: z.string().min(1).optional(),
+    contexts: z.record(z.string().min(1).max(200), contextSchema).default({}),
+  })
+  .strict();
+
+export type ContextEntry = z.infer<typeof contextSchema>;
+export type CliConfig = z.infer<typeof configSchema>;
+
+/** Where the configuration lives and what it holds. */
+export interface LoadedConfig {
+  file: string;
+  dir: string;
+  config: CliConfig;
+}
+
+// The config file path: an explicit --config, else HOOKWARDEN_CONFIG / XDG_CONFIG_HOME / ~/.config.
+export function configPath(explicit: string | undefined, env: CliEnv = cliEnv()): string {
+  return explicit ? path.resolve(explicit) : defaultConfigPath(env);
+}
+
+// Loads config.toml (an absent file is an empty configuration); warns when others can read it.
+export async function loadConfig(file: string, warn: (msg: string) => void = () => {}): Promise<LoadedConfig> {
+  const raw = await readBounded(file, MAX_CONFIG_BYTES);
+  if (raw === null) return { file, dir: path.dirname(file), config: { contexts: {} } };
+  const mode = (await stat(file)).mode & 0o777;
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    warn(`${file} is readable by other users (mode 0${mode.toString(8)}); it holds tokens: chmod 600 it`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseToml(raw.toString('utf8'));
+  } catch (err) {
+    const e = err as { line?: number; column?: number; message: string };
+    throw new CliError(`${file}: invalid TOML`, [
+      { file, line: e.line, column: e.column, message: e.message.split('\n')[0] ?? e.message },
+    ]);
+  }
+  const parsed = configSchema.safeParse(doc);
+  if (!parsed.success) {
+    throw new CliError(
+      `${file}: invalid configuration`,
+      parsed.error.issues.map((i) => ({ file, path: i.path.join('.'), message: i.message })),
+    );
+  }
+  return { file, dir: path.dirname(file), config: parsed.data };
+}
+
+// Writes config.toml atomically with mode 0600.
+export async function saveConfig(loaded: LoadedConfig): Promise<void> {
+  const doc: Record<string, unknown> = {};
+  if (loaded.config.current) doc.current = loaded.config.current;
+  doc.contexts = loaded.config.contexts;
+  const header = '# hookwarden CLI contexts (written by `hookwarden login`; holds tokens: keep it private)\n';
+  await writePrivate(loaded.file, header + stringifyToml(doc) + '\n');
+}
+
+/** The server and credential a command talks to, and where they came from. */
+export interface Target {
+  url: string;
+  token: string | undefined;
+  context: string | undefined;
+  source: string;
+}
+
+// Picks the target: HOOKWARDEN_URL/HOOKWARDEN_TOKEN override the chosen (--context, HOOKWARDEN_CONTEXT, current)
+// context.
+export function resolveTarget(loaded: LoadedConfig, contextName: string | undefined, env: CliEnv = cliEnv()): Target {
+  const name = contextName ?? env.HOOKWARDEN_CONTEXT ?? loaded.config.current;
+  const entry = name !== undefined ? loaded.config.contexts[name] : undefined;
+  if (name !== undefined && !entry && (contextName !== undefined || !env.HOOKWARDEN_URL)) {
+    const known = Object.keys(loaded.config.contexts);
+    throw new CliError(
+      `no context named ${JSON.stringify(name)} in ${loaded.file}` +
+        (known.length ? ` (known: ${known.join(', ')})` : ' (run `hookwarden login` first)'),
+    );
+  }
+  const url = env.HOOKWARDEN_URL ?? entry?.url;
+  if (!url) {
+    throw new CliError(
+      'no server configured: run `hookwarden login --url URL --token TOKEN`, or set HOOKWARDEN_URL and HOOKWARDEN_TOKEN',
+    );
+  }
+  const checked = z.url({ protocol: /^https?$/ }).safeParse(url);
+  if (!checked.success)
+    throw new CliError(`invalid server URL ${JSON.stringify(url)} (expected http(s)://host[:port])`);
+  return {
+    url: url.replace(/\/+$/, ''),
+    token: env.HOOKWARDEN_TOKEN ?? entry?.token,
+    context: entry ? name : undefined,
+    source: env.HOOKWARDEN_URL ? 'HOOKWARDEN_URL' : `context ${name}`,
+  };
+}

@@ -1,0 +1,216 @@
+// Carries out a plan in dependency order (groups, capture settings, policies, versions, releases, prunes), after
+// checking that neither the directory nor the server changed since the plan was made.
+import { canonicalJson } from '@hookwarden/hook-core';
+import { ApiError, type ApiClient } from '../client/api-client';
+import type { GroupView, PolicyView, ReleaseView, VersionView } from '../client/types';
+import { CliError, type Problem } from '../cli/errors';
+import { gitInfo, versionMessage } from './git';
+import type { DesiredState } from './layout';
+import { describeStep } from './render';
+import type { Plan, Step } from './plan';
+
+// The identity of a step for comparing a saved plan with a fresh one (diff text aside: it follows from the rest).
+function stepKey(s: Step): string {
+  return canonicalJson(s.kind === 'version.create' ? { ...s, diff: undefined } : s);
+}
+
+// Refuses a saved plan when the directory or the server changed since it was made, naming what changed.
+export function checkSavedPlan(saved: Plan, fresh: Plan): void {
+  if (saved.server !== fresh.server) {
+    throw new CliError(`the plan was made for ${saved.server}, not ${fresh.server}`);
+  }
+  if (saved.desiredDigest !== fresh.desiredDigest) {
+    throw new CliError(`the directory changed since the plan was made (${saved.createdAt}): run plan again`);
+  }
+  if (saved.prune !== fresh.prune)
+    throw new CliError(`the plan was made ${saved.prune ? 'with' : 'without'} --prune: use the same`);
+  const a = saved.steps.map(stepKey);
+  const b = fresh.steps.map(stepKey);
+  if (canonicalJson(a) === canonicalJson(b)) return;
+  const problems: Problem[] = [];
+  for (const s of saved.steps) {
+    if (b.includes(stepKey(s))) continue;
+    if (s.kind === 'version.create') {
+      const now = fresh.steps.find((x) => x.kind === 'version.create' && x.policy === s.policy);
+      problems.push({
+        message:
+          now && now.kind === 'version.create'
+            ? `policy "${s.policy}": the plan was based on version ${s.baseVersion} (${s.baseDigest ?? 'none'}), the server now has version ${now.baseVersion} (${now.baseDigest ?? 'none'})`
+            : `policy "${s.policy}": the server already has this content now`,
+        code: 'stale_base',
+      });
+    } else problems.push({ message: `planned step no longer matches the server: ${describeStep(s).split('\n')[0]}` });
+  }
+  for (const s of fresh.steps) {
+    if (!a.includes(stepKey(s)) && s.kind !== 'version.create') {
+      problems.push({ message: `the server now needs a step the plan lacks: ${describeStep(s).split('\n')[0]}` });
+    }
+  }
+  throw new CliError(
+    `the server changed since the plan was made (${saved.createdAt}); nothing was applied: run plan again and review it`,
+    problems,
+  );
+}
+
+export interface ApplyOptions {
+  message?: string;
+  log: (line: string) => void;
+}
+
+/** What an apply did. */
+export interface ApplyResult {
+  applied: Array<{ step: Step; result: Record<string, unknown> }>;
+  releases: ReleaseView[];
+}
+
+// Performs the steps of a (checked) plan. A version whose base moved meanwhile is refused by the server
+// (409 stale base / 428): that error stops the apply, naming the policy.
+export async function executePlan(
+  client: ApiClient,
+  plan: Plan,
+  desired: DesiredState,
+  o: ApplyOptions,
+): Promise<ApplyResult> {
+  const groupIds = new Map<string, string>();
+  const policyIds = new Map<string, string>();
+  const newVersionIds = new Map<string, string>();
+  const result: ApplyResult = { applied: [], releases: [] };
+  const git = plan.steps.some((s) => s.kind === 'version.create') ? await gitInfo(desired.root) : null;
+
+  const groupId = async (name: string): Promise<string> => {
+    const known = groupIds.get(name);
+    if (known) return known;
+    const found = (
+      await client.json<{ items: GroupView[] }>('GET', '/v1/groups', { query: { namePrefix: name, limit: 200 } })
+    ).items.find((g) => g.name === name);
+    if (!found) throw new CliError(`group "${name}" disappeared from the server during the apply`);
+    groupIds.set(name, found.id);
+    return found.id;
+  };
+  const policyId = async (name: string): Promise<string> => {
+    const known = policyIds.get(name);
+    if (known) return known;
+    const found = (
+      await client.json<{ items: PolicyView[] }>('GET', '/v1/policies', { query: { namePrefix: name, limit: 200 } })
+    ).items.find((p) => p.name === name);
+    if (!found) throw new CliError(`policy "${name}" disappeared from the server during the apply`);
+    policyIds.set(name, found.id);
+    return found.id;
+  };
+
+  for (const step of plan.steps) {
+    let out: Record<string, unknown>;
+    try {
+      out = await runStep(step);
+    } catch (err) {
+      const done = result.applied.length;
+      const prefix = `${describeStep(step).split('\n')[0]}: failed after ${done} of ${plan.steps.length} step(s)`;
+      if (err instanceof ApiError && (err.status === 409 || err.status === 428) && step.kind === 'version.create') {
+        throw new CliError(
+          `${prefix}: policy "${step.policy}" changed on the server since the plan (its version base moved); run plan again`,
+          err.problems,
+        );
+      }
+      if (err instanceof CliError) throw new CliError(`${prefix}: ${err.message}`, err.problems);
+      throw err;
+    }
+    result.applied.push({ step, result: out });
+    o.log(`done: ${describeStep(step).split('\n')[0]}`);
+  }
+  return result;
+
+  async function runStep(step: Step): Promise<Record<string, unknown>> {
+    switch (step.kind) {
+      case 'group.create': {
+        const g = await client.json<GroupView>('POST', '/v1/groups', {
+          body: { name: step.group, description: step.description },
+        });
+        groupIds.set(g.name, g.id);
+        return { groupId: g.id };
+      }
+      case 'group.update':
+        await client.json('PATCH', `/v1/groups/${step.groupId}`, { body: { description: step.after.description } });
+        return { groupId: step.groupId };
+      case 'capture.update': {
+        const id = step.groupId ?? (await groupId(step.group));
+        await client.json('PUT', `/v1/groups/${id}/audit-settings`, { body: step.after });
+        return { groupId: id };
+      }
+      case 'policy.create': {
+        const p = await client.json<PolicyView>('POST', '/v1/policies', {
+          body: { name: step.policy, description: step.description, groupId: await groupId(step.group) },
+        });
+        policyIds.set(p.name, p.id);
+        return { policyId: p.id };
+      }
+      case 'policy.update':
+        await client.json('PATCH', `/v1/policies/${step.policyId}`, {
+          body: { description: step.after.description, groupId: await groupId(step.after.group) },
+        });
+        return { policyId: step.policyId };
+      case 'version.create': {
+        const d = desired.policies.find((p) => p.name === step.policy);
+        if (!d || d.content.digest !== step.digest)
+          throw new CliError(`the directory no longer matches the plan for policy "${step.policy}"`);
+        const id = step.policyId ?? (await policyId(step.policy));
+        const headers: Record<string, string> = step.baseDigest ? { 'if-match': `"${step.baseDigest}"` } : {};
+        const res = await client.jsonWithStatus<VersionView>('POST', `/v1/policies/${id}/versions`, {
+          headers,
+          body: {
+            toml: d.content.sourceText,
+            files: d.content.files.map((f) => ({
+              path: f.path,
+              content: f.content.toString('base64'),
+              encoding: 'base64',
+              mode: f.mode,
+            })),
+            message: versionMessage(o.message, git, step.folder),
+            baseVersion: step.baseVersion,
+          },
+          timeoutMs: 300_000,
+        });
+        if (res.body.digest !== step.digest) {
+          throw new CliError(
+            `the server computed digest ${res.body.digest} for policy "${step.policy}", the CLI ${step.digest}: ` +
+              'the CLI and the server disagree on the policy contract (update the CLI)',
+          );
+        }
+        for (const w of res.body.warnings) o.log(`warning: ${step.folder}: ${w.message}`);
+        newVersionIds.set(step.policy, res.body.id);
+        return { policyId: id, version: res.body.number, versionId: res.body.id, created: res.status === 201 };
+      }
+      case 'release.create': {
+        const pid = policyIds.get(step.policy) ?? (await policyId(step.policy));
+        let versionId = newVersionIds.get(step.policy);
+        if (!versionId) {
+          if (step.version === null) throw new CliError(`no version of policy "${step.policy}" was created to release`);
+          versionId = (await client.json<VersionView>('GET', `/v1/policies/${pid}/versions/${step.version}`)).id;
+        }
+        const r = step.rollout;
+        const body =
+          r.strategy === 'immediate'
+            ? { policyVersionId: versionId, strategy: 'immediate' }
+            : {
+                policyVersionId: versionId,
+                strategy: 'staged',
+                rings: r.rings,
+                ringIntervalSec: r.ringIntervalSec,
+                maxApplyFailureRate: r.maxApplyFailureRate,
+                maxHookFailureRate: r.maxHookFailureRate,
+                minHookRuns: r.minHookRuns,
+              };
+        const release = await client.json<ReleaseView>('POST', `/v1/groups/${await groupId(step.group)}/releases`, {
+          body,
+        });
+        result.releases.push(release);
+        return { releaseId: release.id, revision: release.revision, status: release.status };
+      }
+      case 'policy.delete':
+        await client.json('DELETE', `/v1/policies/${step.policyId}`);
+        return { policyId: step.policyId };
+      case 'group.delete':
+        await client.json('DELETE', `/v1/groups/${step.groupId}`);
+        return { groupId: step.groupId };
+    }
+  }
+}

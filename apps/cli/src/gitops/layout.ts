@@ -1,0 +1,377 @@
+// The GitOps directory layout: groups.toml (groups, descriptions, capture settings) and policies/<folder>/ with
+// policy.toml (name, group, rollout), requirements.toml (the admin's text) and files/ (the managed files).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { CliError, type Problem } from '../cli/errors';
+import { parseDuration } from '../cli/parse';
+import { readBounded } from '../config/files';
+import type { AuditSettings } from '../client/types';
+import { type LocalVersion, MAX_TOML_BYTES, prepareLocalVersion } from './content';
+import { readManagedFiles } from './managed-files';
+
+export const GROUPS_FILE = 'groups.toml';
+export const POLICIES_DIR = 'policies';
+export const POLICY_FILE = 'policy.toml';
+export const REQUIREMENTS_FILE = 'requirements.toml';
+export const FILES_DIR = 'files';
+const MAX_POLICIES = 1000;
+
+const groupName = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'letters, digits, space, . _ - only (starting with a letter or digit)');
+
+const regexString = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((s) => {
+    try {
+      new RegExp(s, 'g');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'not a valid regular expression');
+
+const captureSchema = z
+  .object({
+    mode: z.enum(['none', 'digests', 'excerpts']),
+    max_excerpt_bytes: z.number().int().min(0).max(65_536).default(2048),
+    redact_patterns: z.array(regexString).max(100).default([]),
+    use_default_redact: z.boolean().default(true),
+  })
+  .strict();
+
+const groupsFileSchema = z
+  .object({
+    groups: z
+      .record(
+        z.string(),
+        z.object({ description: z.string().max(2000).default(''), capture: captureSchema.optional() }).strict(),
+      )
+      .default({}),
+  })
+  .strict();
+
+const rate = z.number().min(0).max(1);
+const rolloutSchema = z
+  .object({
+    strategy: z.enum(['immediate', 'staged', 'none']).default('immediate'),
+    rings: z.array(z.number().int().min(1).max(100)).min(1).max(20).optional(),
+    interval: z
+      .union([
+        z
+          .number()
+          .int()
+          .min(1)
+          .max(30 * 86_400),
+        z.string().min(1).max(40),
+      ])
+      .optional(),
+    max_apply_failure_rate: rate.optional(),
+    max_hook_failure_rate: rate.optional(),
+    min_hook_runs: z.number().int().min(1).max(1_000_000).optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.strategy !== 'staged') {
+      for (const k of [
+        'rings',
+        'interval',
+        'max_apply_failure_rate',
+        'max_hook_failure_rate',
+        'min_hook_runs',
+      ] as const) {
+        if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `only for strategy = "staged"` });
+      }
+      return;
+    }
+    const rings = v.rings;
+    if (rings) {
+      for (let i = 1; i < rings.length; i++) {
+        if (rings[i]! <= rings[i - 1]!)
+          ctx.addIssue({ code: 'custom', path: ['rings', i], message: 'rings must be strictly increasing' });
+      }
+      if (rings[rings.length - 1] !== 100) {
+        ctx.addIssue({ code: 'custom', path: ['rings', rings.length - 1], message: 'the last ring must be 100' });
+      }
+    }
+  });
+
+const policyFileSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
+      .optional(),
+    description: z.string().max(2000).default(''),
+    group: groupName,
+    rollout: rolloutSchema.default({ strategy: 'immediate' }),
+    file_modes: z
+      .record(z.string().min(1).max(1024), z.string().regex(/^0?[0-7]{3}$/, 'an octal mode like "0755"'))
+      .default({}),
+  })
+  .strict();
+
+/** How a policy's new versions reach its group. */
+export type Rollout =
+  | { strategy: 'none' }
+  | { strategy: 'immediate' }
+  | {
+      strategy: 'staged';
+      rings: number[];
+      ringIntervalSec: number;
+      maxApplyFailureRate?: number;
+      maxHookFailureRate?: number;
+      minHookRuns?: number;
+    };
+
+export interface DesiredGroup {
+  name: string;
+  description: string;
+  /** Capture settings; undefined when groups.toml leaves them unmanaged. */
+  capture?: AuditSettings;
+}
+
+export interface DesiredPolicy {
+  name: string;
+  description: string;
+  group: string;
+  /** The folder, relative to the layout root (policies/<folder>). */
+  folder: string;
+  rollout: Rollout;
+  content: LocalVersion;
+}
+
+export interface DesiredState {
+  root: string;
+  groups: DesiredGroup[];
+  policies: DesiredPolicy[];
+  warnings: Problem[];
+}
+
+export const DEFAULT_RINGS = [1, 5, 25, 100];
+export const DEFAULT_RING_INTERVAL_SEC = 3600;
+
+// Parses one TOML file of the layout into a located problem list or a document.
+async function readToml(file: string, rel: string, problems: Problem[]): Promise<unknown> {
+  const raw = await readBounded(file, MAX_TOML_BYTES);
+  if (raw === null) return undefined;
+  try {
+    return parseToml(raw.toString('utf8'));
+  } catch (err) {
+    const e = err as { line?: number; column?: number; message: string };
+    problems.push({
+      file: rel,
+      line: e.line,
+      column: e.column,
+      message: (e.message.split('\n')[0] ?? 'invalid TOML').trim(),
+      code: 'toml_syntax',
+    });
+    return undefined;
+  }
+}
+
+// Zod issues as problems naming the file and the TOML key.
+function zodProblems(err: z.ZodError, rel: string): Problem[] {
+  return err.issues.map((i) => ({
+    file: rel,
+    path: i.path.length
+      ? i.path
+          .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+          .join('')
+          .replace(/^\./, '')
+      : undefined,
+    message: i.message,
+    code: 'invalid_manifest',
+  }));
+}
+
+// Reads and validates the whole layout offline (hook-core for every policy); throws a CliError listing every
+// problem with its file and location.
+export async function readLayout(rootDir: string): Promise<DesiredState> {
+  const root = path.resolve(rootDir);
+  const st = await fs.stat(root).catch(() => null);
+  if (!st?.isDirectory()) throw new CliError(`${rootDir} is not a directory`);
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+
+  const groupsDoc = await readToml(path.join(root, GROUPS_FILE), GROUPS_FILE, problems);
+  if (groupsDoc === undefined && problems.length === 0) {
+    problems.push({
+      file: GROUPS_FILE,
+      message: 'missing: the layout needs a groups.toml (it may declare only [groups.default])',
+    });
+  }
+  const groups: DesiredGroup[] = [];
+  if (groupsDoc !== undefined) {
+    const parsed = groupsFileSchema.safeParse(groupsDoc);
+    const declaredNames = Object.keys((groupsDoc as { groups?: object }).groups ?? {});
+    for (const name of declaredNames) {
+      const checked = groupName.safeParse(name);
+      if (!checked.success) {
+        const message = `group name: ${checked.error.issues[0]?.message ?? 'invalid'}`;
+        problems.push({ file: GROUPS_FILE, path: `groups.${name}`, message, code: 'invalid_manifest' });
+      }
+    }
+    if (!parsed.success) problems.push(...zodProblems(parsed.error, GROUPS_FILE));
+    else {
+      for (const [name, g] of Object.entries(parsed.data.groups)) {
+        if (!groupName.safeParse(name).success) continue;
+        groups.push({
+          name,
+          description: g.description,
+          capture: g.capture && {
+            capture: g.capture.mode,
+            maxExcerptBytes: g.capture.max_excerpt_bytes,
+            redactPatterns: g.capture.redact_patterns,
+            useDefaultRedact: g.capture.use_default_redact,
+          },
+        });
+      }
+    }
+  }
+
+  const policies: DesiredPolicy[] = [];
+  const policiesDir = path.join(root, POLICIES_DIR);
+  const entries = await fs.readdir(policiesDir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  for (const e of entries) {
+    if (e.isSymbolicLink()) {
+      problems.push({
+        file: `${POLICIES_DIR}/${e.name}`,
+        message: 'is a symbolic link: policy folders must be real directories',
+        code: 'symlink',
+      });
+    }
+  }
+  const folders = entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
+  if (folders.length > MAX_POLICIES)
+    throw new CliError(`${POLICIES_DIR}/ has ${folders.length} folders; the limit is ${MAX_POLICIES}`);
+  for (const folder of folders) {
+    const rel = `${POLICIES_DIR}/${folder}`;
+    const dir = path.join(policiesDir, folder);
+    const manifestRel = `${rel}/${POLICY_FILE}`;
+    const before = problems.length;
+    const doc = await readToml(path.join(dir, POLICY_FILE), manifestRel, problems);
+    if (doc === undefined) {
+      if (problems.length === before)
+        problems.push({ file: manifestRel, message: 'missing: every policy folder needs a policy.toml' });
+      continue;
+    }
+    const parsed = policyFileSchema.safeParse(doc);
+    if (!parsed.success) {
+      problems.push(...zodProblems(parsed.error, manifestRel));
+      continue;
+    }
+    const m = parsed.data;
+    let rollout: Rollout = { strategy: m.rollout.strategy === 'staged' ? 'immediate' : m.rollout.strategy };
+    if (m.rollout.strategy === 'staged') {
+      let interval = DEFAULT_RING_INTERVAL_SEC;
+      try {
+        if (typeof m.rollout.interval === 'number') interval = m.rollout.interval;
+        else if (m.rollout.interval !== undefined) interval = parseDuration(m.rollout.interval, 'rollout.interval');
+        if (interval < 1 || interval > 30 * 86_400) throw new CliError('rollout.interval: must be 1 s .. 30 days');
+      } catch (err) {
+        problems.push({ file: manifestRel, path: 'rollout.interval', message: (err as Error).message });
+      }
+      rollout = {
+        strategy: 'staged',
+        rings: m.rollout.rings ?? DEFAULT_RINGS,
+        ringIntervalSec: interval,
+        maxApplyFailureRate: m.rollout.max_apply_failure_rate,
+        maxHookFailureRate: m.rollout.max_hook_failure_rate,
+        minHookRuns: m.rollout.min_hook_runs,
+      };
+    }
+    const overrides = Object.fromEntries(Object.entries(m.file_modes).map(([p, v]) => [p, parseInt(v, 8)]));
+    const tomlRel = `${rel}/${REQUIREMENTS_FILE}`;
+    const raw = await readBounded(path.join(dir, REQUIREMENTS_FILE), MAX_TOML_BYTES).catch((err: Error) => {
+      problems.push({ file: tomlRel, message: err.message });
+      return null;
+    });
+    if (raw === null) {
+      if (!problems.some((p) => p.file === tomlRel))
+        problems.push({ file: tomlRel, message: 'missing: every policy folder needs a requirements.toml' });
+      continue;
+    }
+    const files = await readManagedFiles(path.join(dir, FILES_DIR), overrides, (r) => `${rel}/${FILES_DIR}/${r}`);
+    problems.push(...files.problems);
+    const text = raw.toString('utf8');
+    if (Buffer.compare(Buffer.from(text, 'utf8'), raw) !== 0)
+      problems.push({ file: tomlRel, message: 'is not valid UTF-8' });
+    const prepared = prepareLocalVersion(text, files.files, tomlRel, (p) => `${rel}/${FILES_DIR}/${p}`);
+    if (!prepared.ok) {
+      problems.push(...prepared.problems);
+      continue;
+    }
+    warnings.push(...prepared.version.warnings);
+    for (const e of await fs.readdir(dir)) {
+      if (![POLICY_FILE, REQUIREMENTS_FILE, FILES_DIR].includes(e) && !e.startsWith('.') && !/^README/i.test(e)) {
+        warnings.push({
+          file: `${rel}/${e}`,
+          severity: 'warning',
+          message: `ignored (managed files belong under ${FILES_DIR}/)`,
+        });
+      }
+    }
+    policies.push({
+      name: m.name ?? folder,
+      description: m.description,
+      group: m.group,
+      folder: rel,
+      rollout,
+      content: prepared.version,
+    });
+  }
+
+  // Cross-file rules: unique policy names, declared groups, one releasing policy per group.
+  const byName = new Map<string, string>();
+  const releasing = new Map<string, string>();
+  const declared = new Set(groups.map((g) => g.name));
+  for (const p of policies) {
+    const manifestRel = `${p.folder}/${POLICY_FILE}`;
+    const other = byName.get(p.name);
+    if (other)
+      problems.push({
+        file: manifestRel,
+        path: 'name',
+        message: `policy name ${JSON.stringify(p.name)} is also used by ${other}`,
+      });
+    byName.set(p.name, p.folder);
+    if (!declared.has(p.group)) {
+      problems.push({
+        file: manifestRel,
+        path: 'group',
+        message: `group ${JSON.stringify(p.group)} is not declared in ${GROUPS_FILE}`,
+      });
+    }
+    if (p.rollout.strategy !== 'none') {
+      const r = releasing.get(p.group);
+      if (r) {
+        problems.push({
+          file: manifestRel,
+          path: 'rollout.strategy',
+          message: `group ${JSON.stringify(p.group)} is already released from ${r}: a group serves one policy; set strategy = "none" on all but one`,
+        });
+      }
+      releasing.set(p.group, p.folder);
+    }
+  }
+  if (problems.length > 0) {
+    throw new CliError(`${rootDir}: ${problems.length} problem(s) found by offline validation`, problems);
+  }
+  return { root, groups, policies, warnings };
+}

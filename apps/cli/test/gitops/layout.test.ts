@@ -1,0 +1,121 @@
+// Offline validation of a GitOps layout: every problem named with its file and location, nothing sent anywhere.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError, formatProblem } from '../../src/cli/errors';
+import { readLayout } from '../../src/gitops/layout';
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-layout-'));
+});
+afterAll(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const TOML =
+  '[hooks]\nmanaged_dir = "/opt/h"\n\n[[hooks.Stop]]\n\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "/opt/h/s.sh"\n';
+
+// Writes a layout from a map of relative paths to contents.
+async function layout(name: string, files: Record<string, string>): Promise<string> {
+  const root = path.join(tmp, name);
+  for (const [rel, content] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await fs.writeFile(path.join(root, rel), content, { mode: rel.endsWith('.sh') ? 0o755 : 0o644 });
+  }
+  return root;
+}
+
+// The problems readLayout reports, formatted.
+async function problems(root: string): Promise<string[]> {
+  try {
+    await readLayout(root);
+  } catch (err) {
+    if (err instanceof CliError) return err.problems.map(formatProblem);
+    throw err;
+  }
+  return [];
+}
+
+describe('readLayout', () => {
+  it('reads groups, policies, rollout and file modes', async () => {
+    const root = await layout('ok', {
+      'groups.toml': '[groups.a]\ndescription = "A"\n[groups.a.capture]\nmode = "none"\n',
+      'policies/p1/policy.toml':
+        'group = "a"\n[rollout]\nstrategy = "staged"\ninterval = "90s"\n[file_modes]\n"k.conf" = "0600"\n',
+      'policies/p1/requirements.toml': TOML,
+      'policies/p1/files/s.sh': '#!/bin/sh\n',
+      'policies/p1/files/k.conf': 'x\n',
+    });
+    const d = await readLayout(root);
+    expect(d.groups).toEqual([
+      {
+        name: 'a',
+        description: 'A',
+        capture: { capture: 'none', maxExcerptBytes: 2048, redactPatterns: [], useDefaultRedact: true },
+      },
+    ]);
+    expect(d.policies[0]).toMatchObject({ name: 'p1', group: 'a', folder: 'policies/p1' });
+    expect(d.policies[0]!.rollout).toMatchObject({ strategy: 'staged', rings: [1, 5, 25, 100], ringIntervalSec: 90 });
+    expect(d.policies[0]!.content.files.map((f) => [f.path, f.mode])).toEqual([
+      ['k.conf', 0o600],
+      ['s.sh', 0o755],
+    ]);
+  });
+
+  it('names every problem with its file and key', async () => {
+    const root = await layout('bad', {
+      'groups.toml': '[groups."bad/name"]\n[groups.b]\ncolour = "red"\n',
+      'policies/p1/policy.toml': 'group = "missing"\n[rollout]\nstrategy = "staged"\nrings = [50, 40]\n',
+      'policies/p1/requirements.toml': TOML,
+      'policies/p2/policy.toml': 'name = "p1"\ngroup = "b"\n[rollout]\nstrategy = "immediate"\nrings = [100]\n',
+      'policies/p2/requirements.toml': TOML,
+      'policies/p3/requirements.toml': TOML,
+      'policies/p4/policy.toml': 'group = "b"\n',
+      'policies/p4/requirements.toml': 'hooks = [\n',
+    });
+    const list = await problems(root);
+    expect(list).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^groups\.toml groups\.bad\/name: group name: letters, digits/),
+        expect.stringMatching(/^groups\.toml groups\.b: .*colour/),
+        'policies/p2/policy.toml rollout.rings: only for strategy = "staged" [invalid_manifest]',
+        'policies/p3/policy.toml: missing: every policy folder needs a policy.toml',
+        expect.stringMatching(/^policies\/p4\/requirements\.toml:2:1: /),
+      ]),
+    );
+  });
+
+  it('cross-file rules: declared groups, unique names, one released policy per group', async () => {
+    const root = await layout('cross', {
+      'groups.toml': '[groups.a]\n',
+      'policies/p1/policy.toml': 'group = "nope"\n',
+      'policies/p1/requirements.toml': TOML,
+      'policies/p2/policy.toml': 'name = "x"\ngroup = "a"\n',
+      'policies/p2/requirements.toml': TOML,
+      'policies/p3/policy.toml': 'name = "x"\ngroup = "a"\n',
+      'policies/p3/requirements.toml': TOML,
+    });
+    const list = await problems(root);
+    expect(list).toContain('policies/p1/policy.toml group: group "nope" is not declared in groups.toml');
+    expect(list.some((l) => l.includes('policy name "x" is also used by policies/p2'))).toBe(true);
+    expect(list.some((l) => l.includes('a group serves one policy'))).toBe(true);
+  });
+
+  it('rejects symlinks, unsafe paths and a missing groups.toml', async () => {
+    const root = await layout('links', {
+      'policies/p1/policy.toml': 'group = "default"\n',
+      'policies/p1/requirements.toml': TOML,
+      'policies/p1/files/s.sh': '#!/bin/sh\n',
+    });
+    await fs.symlink('/etc/passwd', path.join(root, 'policies/p1/files/passwd'));
+    const list = await problems(root);
+    expect(list).toContain(
+      'groups.toml: missing: the layout needs a groups.toml (it may declare only [groups.default])',
+    );
+    expect(list).toContain(
+      'policies/p1/files/passwd: is a symbolic link: managed files must be regular files [symlink]',
+    );
+  });
+});
