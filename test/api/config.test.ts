@@ -23,4 +23,19 @@ describe('configuration', () => {
     expect(problems).toContain('"mysql://x"');
     expect(problems).toContain('LOG_LEVEL');
   });
+
+  it('names a bad secret variable without echoing its value', () => {
+    let error: unknown;
+    try {
+      loadConfig({ HOOKWARDEN_KEK: 'not-a-real-kek-but-still-secret', OIDC_CLIENT_SECRET: 'client-secret-value' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('HOOKWARDEN_KEK');
+    expect(problems).toContain('OIDC_CLIENT_SECRET: set OIDC_ISSUER_URL too');
+    expect(problems).not.toContain('not-a-real-kek-but-still-secret');
+    expect(problems).not.toContain('client-secret-value');
+  });
 });

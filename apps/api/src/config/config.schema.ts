@@ -142,6 +142,18 @@ export const configSchema = z.object({
   CONSOLE_DIR: z.string().min(1).optional(),
 });
 
+/** Variables SSO needs together. */
+const OIDC_REQUIRED = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URL'] as const;
+
+/** Variables whose values are secrets: an error names them but never echoes what they hold. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'HOOKWARDEN_BOOTSTRAP_TOKEN',
+  'HOOKWARDEN_SIGNING_KEY',
+  'HOOKWARDEN_KEK',
+  'HOOKWARDEN_KEK_PREVIOUS',
+  'OIDC_CLIENT_SECRET',
+]);
+
 /** The configuration schema with the rules between variables (checked after each variable on its own). */
 const checkedConfigSchema = configSchema.superRefine((c, ctx) => {
   if (c.HOOKWARDEN_KEK && c.HOOKWARDEN_KEK_FILE) {
@@ -169,38 +181,31 @@ const checkedConfigSchema = configSchema.superRefine((c, ctx) => {
         'required in production (or HOOKWARDEN_KEK_FILE): the private signing keys stored in the database are sealed with it',
     });
   }
+  const issue = (name: keyof AppConfig, message: string): void =>
+    ctx.addIssue({ code: 'custom', path: [name], message });
+  if (c.OIDC_ISSUER_URL) {
+    for (const name of OIDC_REQUIRED) if (!c[name]) issue(name, 'required when OIDC_ISSUER_URL is set');
+    if (c.OIDC_ADMIN_GROUPS.length === 0 && c.OIDC_AUDITOR_GROUPS.length === 0) {
+      issue('OIDC_ADMIN_GROUPS', 'name at least one IdP group (or OIDC_AUDITOR_GROUPS) when SSO is on');
+    }
+    if (new URL(c.OIDC_ISSUER_URL).protocol === 'http:' && !c.OIDC_ALLOW_INSECURE_ISSUER) {
+      issue('OIDC_ISSUER_URL', 'must be https:// (OIDC_ALLOW_INSECURE_ISSUER=true allows http for development)');
+    }
+    if (c.OIDC_ALLOW_INSECURE_ISSUER && c.NODE_ENV === 'production') {
+      issue('OIDC_ALLOW_INSECURE_ISSUER', 'not allowed when NODE_ENV=production');
+    }
+  } else {
+    for (const name of OIDC_REQUIRED) if (c[name]) issue(name, 'set OIDC_ISSUER_URL too (SSO is off)');
+  }
+  if (!c.SESSION_COOKIE_SECURE && c.NODE_ENV === 'production') {
+    issue('SESSION_COOKIE_SECURE', 'must be true when NODE_ENV=production');
+  }
+  if (c.SESSION_IDLE_TIMEOUT_SEC > c.SESSION_ABSOLUTE_TIMEOUT_SEC) {
+    issue('SESSION_IDLE_TIMEOUT_SEC', 'must not exceed SESSION_ABSOLUTE_TIMEOUT_SEC');
+  }
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
-
-/** Variables SSO needs together. */
-const OIDC_REQUIRED = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URL'] as const;
-
-// Problems spanning several variables (SSO settings that only make sense together).
-function crossFieldProblems(c: AppConfig): string[] {
-  const problems: string[] = [];
-  if (c.OIDC_ISSUER_URL) {
-    for (const name of OIDC_REQUIRED) if (!c[name]) problems.push(`${name}: required when OIDC_ISSUER_URL is set`);
-    if (c.OIDC_ADMIN_GROUPS.length === 0 && c.OIDC_AUDITOR_GROUPS.length === 0) {
-      problems.push('OIDC_ADMIN_GROUPS: name at least one IdP group (or OIDC_AUDITOR_GROUPS) when SSO is on');
-    }
-    if (new URL(c.OIDC_ISSUER_URL).protocol === 'http:' && !c.OIDC_ALLOW_INSECURE_ISSUER) {
-      problems.push('OIDC_ISSUER_URL: must be https:// (OIDC_ALLOW_INSECURE_ISSUER=true allows http for development)');
-    }
-    if (c.OIDC_ALLOW_INSECURE_ISSUER && c.NODE_ENV === 'production') {
-      problems.push('OIDC_ALLOW_INSECURE_ISSUER: not allowed when NODE_ENV=production');
-    }
-  } else {
-    for (const name of OIDC_REQUIRED) if (c[name]) problems.push(`${name}: set OIDC_ISSUER_URL too (SSO is off)`);
-  }
-  if (!c.SESSION_COOKIE_SECURE && c.NODE_ENV === 'production') {
-    problems.push('SESSION_COOKIE_SECURE: must be true when NODE_ENV=production');
-  }
-  if (c.SESSION_IDLE_TIMEOUT_SEC > c.SESSION_ABSOLUTE_TIMEOUT_SEC) {
-    problems.push('SESSION_IDLE_TIMEOUT_SEC: must not exceed SESSION_ABSOLUTE_TIMEOUT_SEC');
-  }
-  return problems;
-}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -222,11 +227,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       parsed.error.issues.map((issue) => {
         const name = issue.path.join('.') || '(root)';
         const value = env[name];
-        return `${name}: ${issue.message}${value !== undefined ? ` (got ${JSON.stringify(value)})` : ''}`;
+        const shown =
+          value === undefined ? '' : SECRET_VARIABLES.has(name) ? ' (value hidden)' : ` (got ${JSON.stringify(value)})`;
+        return `${name}: ${issue.message}${shown}`;
       }),
     );
   }
-  const problems = crossFieldProblems(parsed.data);
-  if (problems.length > 0) throw new ConfigError(problems);
   return parsed.data;
 }
