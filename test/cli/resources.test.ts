@@ -119,6 +119,15 @@ describe('contexts', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('401');
     expect(await fs.readFile(file, 'utf8')).not.toContain('hwt_wrong');
+    // --sso against a server without single sign-on says so, and stores nothing.
+    const noSso = await runCli(['login', '--url', api.baseUrl, '--sso', '--no-browser', '--context', 'y'], env);
+    expect(noSso.code).toBe(1);
+    expect(noSso.stderr).toContain('has no single sign-on configured');
+    const both = await runCli(['login', '--url', api.baseUrl, '--sso', '--token', 'hwt_x'], env);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('either --sso or --token');
+    const stored = JSON.parse((await runCli(['context', 'list', '-o', 'json'], env)).stdout);
+    expect(stored.items.map((c: { name: string }) => c.name)).not.toContain('y');
     const none = await runCli(['groups', 'list'], { XDG_CONFIG_HOME: path.join(tmp, 'empty') });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('hookwarden login');

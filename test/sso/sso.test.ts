@@ -169,6 +169,11 @@ describe('sign-in through the identity provider', () => {
     // An admin write through the cookie works with the CSRF token.
     const created = await asSession(browser, 'POST', '/v1/groups', { body: { name: 'sso-created' } });
     expect(created.status).toBe(201);
+    // The public auth configuration says SSO is on, and whether this browser holds a session cookie.
+    const anonymous = await call(api.baseUrl, 'GET', '/v1/auth/config');
+    expect(anonymous.body).toEqual({ sso: { enabled: true, loginUrl: '/v1/auth/oidc/login' }, sessionCookie: false });
+    const withCookie = await asSession(browser, 'GET', '/v1/auth/config');
+    expect(withCookie.body.sessionCookie).toBe(true);
   });
 
   it('sets the session cookie HttpOnly, Secure, SameSite=Lax and host-only (__Host- prefix)', async () => {
@@ -466,6 +471,7 @@ describe('sign-out', () => {
     expect(body.signedOut).toBe(true);
     expect(new URL(body.endSessionUrl).origin).toBe(idp.issuer);
     expect(new URL(body.endSessionUrl).searchParams.get('id_token_hint')).toBeTruthy();
+    expect(new URL(body.endSessionUrl).searchParams.get('post_logout_redirect_uri')).toBe(`${api.baseUrl}/console/`);
     expect(res.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`) && /Max-Age=0/.test(c))).toBe(
       true,
     );

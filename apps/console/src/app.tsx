@@ -20,6 +20,7 @@ const Rollout = lazy(() => import('./pages/rollout'));
 const HookRuns = lazy(() => import('./pages/hook-runs'));
 const HookRun = lazy(() => import('./pages/hook-run'));
 const Audit = lazy(() => import('./pages/audit'));
+const CliTokens = lazy(() => import('./pages/cli-tokens'));
 
 /** Every page: its path pattern, component and the navigation entry it belongs to. */
 const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
@@ -35,6 +36,7 @@ const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
   { pattern: '/hook-runs', page: HookRuns, nav: '/hook-runs' },
   { pattern: '/hook-runs/:id', page: HookRun, nav: '/hook-runs' },
   { pattern: '/audit', page: Audit, nav: '/audit' },
+  { pattern: '/cli-tokens', page: CliTokens, nav: '/cli-tokens' },
 ];
 
 const NAV = [
@@ -45,10 +47,13 @@ const NAV = [
   { to: '/hook-runs', label: 'Hook runs' },
   { to: '/audit', label: 'Audit log' },
 ];
+/** Shown to people signed in with single sign-on: their personal tokens for the CLI. */
+const SSO_NAV = [{ to: '/cli-tokens', label: 'CLI tokens' }];
 
 export function App() {
-  const { session, signOut } = useSession();
+  const { session, checking, signOut } = useSession();
   const location = useLocation();
+  if (!session && checking) return <Loading what="session" />;
   if (!session) return <SignIn />;
   let found: { page: Page; params: Record<string, string>; nav: string } | null = null;
   for (const r of ROUTES) {
@@ -72,7 +77,7 @@ export function App() {
           </div>
           <nav aria-label="Main">
             <ul>
-              {NAV.map((n) => (
+              {[...NAV, ...(session.kind === 'sso' ? SSO_NAV : [])].map((n) => (
                 <li key={n.to}>
                   <Link to={n.to} aria-current={found?.nav === n.to ? 'page' : undefined}>
                     {n.label}
@@ -82,6 +87,9 @@ export function App() {
             </ul>
           </nav>
           <div className="whoami">
+            <span className="whoami-name" data-testid="who" title={session.kind === 'sso' ? (session.email ?? '') : ''}>
+              {session.name}
+            </span>
             <span className={`role role-${session.role}`} data-testid="role">
               {session.role === 'admin' ? 'Admin' : 'Auditor · read-only'}
             </span>

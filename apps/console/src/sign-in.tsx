@@ -1,10 +1,35 @@
-// Sign-in: an API token (kept in this tab's session only). Other methods (SSO) add a button to SIGN_IN_METHODS.
-import { type FormEvent, useState } from 'react';
+// Sign-in: single sign-on through the identity provider when the API has one (GET /v1/auth/config), and an API
+// token (kept in this tab's session only) for everyone else.
+import { type FormEvent, useEffect, useState } from 'react';
+import { api } from './api/client';
 import { ErrorBox } from './components/ui';
 import { useSession } from './session';
 
+// The SSO start URL when single sign-on is on (null when off or the API cannot say), returning to the current page.
+function useSsoLogin(): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    api
+      .GET('/v1/auth/config')
+      .then((res) => {
+        const loginUrl = res.data?.sso.enabled ? res.data.sso.loginUrl : null;
+        if (!live || !loginUrl || !loginUrl.startsWith('/')) return;
+        const here = window.location.pathname + window.location.search;
+        const returnTo = here.startsWith('/console') ? here : '/console/';
+        setUrl(`${loginUrl}?returnTo=${encodeURIComponent(returnTo)}`);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  return url;
+}
+
 export function SignIn() {
   const { signInWithToken, endedBecause } = useSession();
+  const ssoLogin = useSsoLogin();
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -34,6 +59,15 @@ export function SignIn() {
             {endedBecause}
           </p>
         ) : null}
+        {ssoLogin ? (
+          <div className="sign-in-sso">
+            <a className="btn-primary btn-block" href={ssoLogin} data-testid="sso-login">
+              Sign in with single sign-on
+            </a>
+            <p className="hint">Your identity provider decides your role from your groups.</p>
+            <div className="sign-in-or">or use an API token</div>
+          </div>
+        ) : null}
         <form onSubmit={(e) => void submit(e)}>
           <label htmlFor="token">API token</label>
           <input
@@ -46,7 +80,7 @@ export function SignIn() {
             value={token}
             onChange={(e) => setToken(e.target.value)}
             placeholder="hwt_…"
-            autoFocus
+            autoFocus={!ssoLogin}
           />
           <p className="hint">
             An admin or auditor token (<code>npm run tokens -- create --name NAME --role auditor</code>). It stays in

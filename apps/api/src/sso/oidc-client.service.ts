@@ -184,7 +184,11 @@ export class OidcClientService {
     if (!this.enabled) return null;
     const configuration = await this.discovered().catch(() => null);
     if (!configuration?.serverMetadata().end_session_endpoint) return null;
-    const params: Record<string, string> = { client_id: this.config.OIDC_CLIENT_ID! };
+    // Back to the console's sign-in page afterwards (register it at the IdP as a post-logout redirect URI).
+    const params: Record<string, string> = {
+      client_id: this.config.OIDC_CLIENT_ID!,
+      post_logout_redirect_uri: new URL('/console/', this.config.OIDC_REDIRECT_URL).href,
+    };
     if (idTokenHint) params.id_token_hint = idTokenHint;
     return oidc.buildEndSessionUrl(configuration, params).href;
   }

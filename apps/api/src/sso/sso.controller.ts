@@ -29,10 +29,15 @@ export class SsoController {
 
   @Public()
   @Get('config')
-  @ApiOperation({ summary: 'How people sign in', description: 'Whether SSO is on, and the URL that starts it.' })
+  @ApiOperation({
+    summary: 'How people sign in',
+    description:
+      'Whether SSO is on, the URL that starts it, and whether the browser holds a session cookie (so a signed-out ' +
+      'console need not probe GET /v1/me for a 401).',
+  })
   @ApiOkResponse({ type: AuthConfigDto })
-  config(): AuthConfigDto {
-    return this.sso.authConfig();
+  config(@Req() request: FastifyRequest): AuthConfigDto {
+    return this.sso.authConfig(request);
   }
 
   @Public()

@@ -60,6 +60,9 @@ export const authConfigSchema = z.object({
     enabled: z.boolean(),
     loginUrl: z.string().nullable().describe('Start of the browser sign-in (append `?returnTo=/path`)'),
   }),
+  sessionCookie: z
+    .boolean()
+    .describe('Whether this request carries a session cookie (not checked: GET /v1/me says whether it is live)'),
 });
 export class AuthConfigDto extends createZodDto(authConfigSchema) {}
 

@@ -44,8 +44,11 @@ export class SsoService {
   ) {}
 
   // Whether SSO is on and where the browser starts it (for the console's sign-in page).
-  authConfig(): { sso: { enabled: boolean; loginUrl: string | null } } {
-    return { sso: { enabled: this.oidc.enabled, loginUrl: this.oidc.enabled ? '/v1/auth/oidc/login' : null } };
+  authConfig(request: FastifyRequest): { sso: { enabled: boolean; loginUrl: string | null }; sessionCookie: boolean } {
+    return {
+      sso: { enabled: this.oidc.enabled, loginUrl: this.oidc.enabled ? '/v1/auth/oidc/login' : null },
+      sessionCookie: this.sessionAuth.hasSession(request),
+    };
   }
 
   // Starts a sign-in: stores state, nonce and PKCE verifier, binds them to this browser, redirects to the IdP.

@@ -1,4 +1,5 @@
 // `hookwarden login` and `hookwarden context list|use|current|delete`: named server contexts in config.toml.
+import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { ApiClient } from '../client/api-client';
 import { saveConfig } from '../config/contexts';
@@ -10,6 +11,7 @@ interface LoginOptions {
   url?: string;
   token?: string;
   sso?: boolean;
+  browser: boolean;
   verify: boolean;
 }
 
@@ -25,6 +27,67 @@ async function readStdinToken(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
+// Reads one line from an interactive terminal without echoing it (a pasted token), bounded to 8 KiB.
+function readHiddenLine(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    let line = '';
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    const done = (err: Error | null): void => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(line.trim());
+    };
+    const onData = (chunk: Buffer): void => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done(null);
+        if (ch === '\u0003') return done(new CliError('cancelled'));
+        if (ch === '\u007f' || ch === '\b') line = line.slice(0, -1);
+        else line += ch;
+        if (line.length > 8192) return done(new CliError('the pasted token is longer than 8 KiB'));
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+// Opens a URL in the desktop's browser, best effort (nothing happens where there is none).
+function openBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // no browser here: the URL is printed
+  }
+}
+
+// SSO sign-in for the CLI: checks the server offers single sign-on, sends the person to the console page that mints a
+// personal token with their role (the browser signs in through the identity provider), and reads the token they
+// paste (or pipe in). Returns the token.
+async function tokenThroughSso(base: string, opts: LoginOptions, warn: (text: string) => void): Promise<string> {
+  const config = await new ApiClient({ baseUrl: base }).json<{ sso?: { enabled?: boolean } }>('GET', '/v1/auth/config');
+  if (!config?.sso?.enabled) {
+    throw new CliError(`${base} has no single sign-on configured: pass --token (an API token) instead`);
+  }
+  const page = `${base}/console/cli-tokens`;
+  warn(`sign in with single sign-on at ${page}, create a CLI token there, then paste it here`);
+  if (opts.browser && process.stdout.isTTY) openBrowser(page);
+  if (process.stdin.isTTY) return readHiddenLine('Token: ');
+  return readStdinToken();
+}
+
 // Registers `login` and `context`.
 export function registerContextCommands(program: Command): void {
   const login = program
@@ -35,17 +98,20 @@ export function registerContextCommands(program: Command): void {
     )
     .option('--url <url>', 'API base URL, e.g. https://hookwarden.example.com')
     .option('--token <token>', 'API token (hwt_…); `-` reads it from stdin')
-    .option('--sso', 'sign in through the server’s single sign-on (when the server offers it)')
+    .option(
+      '--sso',
+      'sign in through the server’s single sign-on: opens the console page that mints a personal CLI token with ' +
+        'your role, then reads the token you paste',
+    )
+    .option('--no-browser', 'with --sso: print the page to open instead of opening a browser')
     .option('--no-verify', 'store without checking the token against the server')
     .action(async (opts: LoginOptions, cmd: Command) => {
       const rt = runtimeOf(cmd);
-      if (opts.sso) {
-        // Hook for SSO (device/browser flow) once the API offers it: obtain a token here, then store it like below.
-        throw new CliError('SSO login is not available yet: pass --token (create one with `npm run tokens -- create`)');
-      }
       if (!opts.url) throw new CliError('login needs --url');
-      if (!opts.token) throw new CliError('login needs --token (or --token - to read it from stdin)');
-      const token = opts.token === '-' ? await readStdinToken() : opts.token;
+      if (opts.sso && opts.token) throw new CliError('pass either --sso or --token, not both');
+      if (!opts.sso && !opts.token) {
+        throw new CliError('login needs --token (or --token - to read it from stdin), or --sso');
+      }
       let url: URL;
       try {
         url = new URL(opts.url);
@@ -55,6 +121,12 @@ export function registerContextCommands(program: Command): void {
       }
       const base = url.toString().replace(/\/+$/, '');
       const name = rt.globals.context ?? url.host;
+      const token = opts.sso
+        ? await tokenThroughSso(base, opts, (t) => rt.warn(t))
+        : opts.token === '-'
+          ? await readStdinToken()
+          : opts.token!;
+      if (token === '') throw new CliError('no token was given');
       if (opts.verify) {
         // Any read route proves the token works (auditor tokens included).
         await new ApiClient({ baseUrl: base, token }).json('GET', '/v1/groups', { query: { limit: 1 } });
@@ -70,6 +142,7 @@ export function registerContextCommands(program: Command): void {
     'hookwarden --context prod login --url https://hookwarden.example.com --token hwt_…',
     'hookwarden login --context prod --url https://hookwarden.example.com --token hwt_…',
     'printf %s "$TOKEN" | hookwarden login --url https://hookwarden.example.com --token -',
+    'hookwarden login --url https://hookwarden.example.com --sso',
   ]);
 
   const context = program.command('context').description('List, switch and delete stored contexts');

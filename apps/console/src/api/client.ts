@@ -1,5 +1,5 @@
 // The typed API client: openapi-fetch over the paths generated from the API's OpenAPI document (schema.d.ts), the
-// bearer token from the session on every request, and one error type carrying the API's message and location.
+// credentials of the session on every request (bearer token or SSO cookie + CSRF token), and one error type carrying the API's message and location.
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema';
 
@@ -40,18 +40,31 @@ export class ApiError extends Error {
   }
 }
 
-let currentToken: string | null = null;
+/** How requests authenticate: an API token (Authorization header) or the SSO session cookie (sent by the browser
+ * itself, same origin), whose writes carry the session's CSRF token. */
+export type Credentials = { token: string } | { csrfToken: string };
+
+let current: Credentials | null = null;
 let onUnauthorized: (() => void) | null = null;
 
-// Sets the token sent as `Authorization: Bearer` (null: signed out) and what to do when the API answers 401.
-export function configureAuth(token: string | null, unauthorized: (() => void) | null = null): void {
-  currentToken = token;
+// Sets how requests authenticate (null: signed out) and what to do when the API answers 401.
+export function configureAuth(credentials: Credentials | null, unauthorized: (() => void) | null = null): void {
+  current = credentials;
   onUnauthorized = unauthorized;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// The headers that authenticate one request with the current credentials.
+export function authHeaders(method: string): Record<string, string> {
+  if (!current) return {};
+  if ('token' in current) return { authorization: `Bearer ${current.token}` };
+  return SAFE_METHODS.has(method.toUpperCase()) ? {} : { 'x-csrf-token': current.csrfToken };
 }
 
 const auth: Middleware = {
   onRequest({ request }) {
-    if (currentToken) request.headers.set('authorization', `Bearer ${currentToken}`);
+    for (const [k, v] of Object.entries(authHeaders(request.method))) request.headers.set(k, v);
     return request;
   },
 };
@@ -101,13 +114,13 @@ export async function unwrap<T>(
   return result.data as T;
 }
 
-// Downloads a streamed export with the bearer token in the header (never in the URL) and saves it as a file.
+// Downloads a streamed export (token in the header or the session cookie, never in the URL) and saves it as a file.
 export async function downloadExport(path: string, query: Record<string, string>, filename: string): Promise<number> {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query)) if (v !== '') url.searchParams.set(k, v);
   let res: Response;
   try {
-    res = await fetch(url, { headers: currentToken ? { authorization: `Bearer ${currentToken}` } : {} });
+    res = await fetch(url, { headers: authHeaders('GET'), credentials: 'same-origin' });
   } catch (err) {
     throw new ApiError(
       0,

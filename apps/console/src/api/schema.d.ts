@@ -243,7 +243,7 @@ export interface paths {
         };
         /**
          * How people sign in
-         * @description Whether SSO is on, and the URL that starts it.
+         * @description Whether SSO is on, the URL that starts it, and whether the browser holds a session cookie (so a signed-out console need not probe GET /v1/me for a 401).
          */
         get: operations["SsoController_config"];
         put?: never;
@@ -1274,6 +1274,8 @@ export interface components {
             useDefaultRedact: boolean;
         };
         AuthConfigDto: {
+            /** @description Whether this request carries a session cookie (not checked: GET /v1/me says whether it is live) */
+            sessionCookie: boolean;
             sso: {
                 enabled: boolean;
                 /** @description Start of the browser sign-in (append `?returnTo=/path`) */
