@@ -183,6 +183,7 @@ async function main() {
     REDIS_PREFIX: `hwbench:${randomBytes(4).toString('hex')}`,
     HOOKWARDEN_BOOTSTRAP_TOKEN: TOKEN,
     NODE_ENV: 'production',
+    HOOKWARDEN_KEK: randomBytes(32).toString('base64'),
   });
   apiProc.stdout.resume();
   for (let i = 0; ; i++) {

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
 import type { InventoryDocument } from '@hookwarden/hook-core';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
+import { PgPools } from '../database/pg-pools';
 import { PrismaService } from '../prisma/prisma.service';
 
 /** Most hook keys named per side in one change entry. */
@@ -38,82 +39,110 @@ function likeLiteral(text: string): string {
 
 @Injectable()
 export class InventoryRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly pools: PgPools,
+  ) {}
 
   // Stores an endpoint's inventory: a new digest replaces its hook rows and records what changed; the same digest
-  // only moves the received time.
+  // only moves the received time. One transaction on the write pool, serialized per endpoint; the hook rows go in as
+  // one INSERT … SELECT FROM unnest (one round trip, no per-row query building: the ingest hot path).
   async store(endpointId: string, groupId: string, doc: InventoryDocument): Promise<{ changed: boolean }> {
-    return this.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`inventory:${endpointId}`}))`;
-      const previous = await tx.endpointInventory.findUnique({ where: { endpointId } });
-      const now = new Date();
-      const base = {
-        digest: doc.digest,
-        collectedAt: new Date(doc.collectedAt),
-        receivedAt: now,
-        commandMode: doc.commandMode,
-        policyRevision: doc.policyRevision,
-        hooksEnabled: doc.hooksEnabled,
-        hookCount: doc.hooks.length,
-        doc: doc as unknown as Prisma.InputJsonValue,
-      };
-      if (previous && previous.digest === doc.digest) {
-        await tx.endpointInventory.update({
-          where: { endpointId },
-          data: { receivedAt: now, collectedAt: base.collectedAt },
-        });
+    const client = await this.pools.write.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`inventory:${endpointId}`]);
+      const previous = await client.query<{ digest: string }>(
+        'SELECT digest FROM endpoint_inventories WHERE endpoint_id = $1',
+        [endpointId],
+      );
+      const collectedAt = new Date(doc.collectedAt);
+      if (previous.rows[0]?.digest === doc.digest) {
+        await client.query(
+          'UPDATE endpoint_inventories SET received_at = now(), collected_at = $2 WHERE endpoint_id = $1',
+          [endpointId, collectedAt],
+        );
+        await client.query('COMMIT');
         return { changed: false };
       }
-      const before = new Map<string, { key: string; hash: string; layer: string }>();
-      for (const h of (previous?.doc as unknown as InventoryDocument | undefined)?.hooks ?? []) {
-        before.set(`${h.user}\u0000${h.key}\u0000${h.hash}`, { key: h.key, hash: h.hash, layer: h.layer });
-      }
-      const after = new Map<string, { key: string; hash: string; layer: string }>();
-      for (const h of doc.hooks)
-        after.set(`${h.user}\u0000${h.key}\u0000${h.hash}`, { key: h.key, hash: h.hash, layer: h.layer });
+      const old = await client.query<{ user: string; key: string; hash: string; layer: string }>(
+        'DELETE FROM endpoint_inventory_hooks WHERE endpoint_id = $1 RETURNING "user", key, hash, layer',
+        [endpointId],
+      );
+      const id = (h: { user: string; key: string; hash: string }): string => `${h.user}\u0000${h.key}\u0000${h.hash}`;
+      const before = new Map(old.rows.map((h) => [id(h), { key: h.key, hash: h.hash, layer: h.layer }]));
+      const after = new Map(doc.hooks.map((h) => [id(h), { key: h.key, hash: h.hash, layer: h.layer }]));
       const added = [...after].filter(([k]) => !before.has(k)).map(([, v]) => v);
       const removed = [...before].filter(([k]) => !after.has(k)).map(([, v]) => v);
-      await tx.endpointInventory.upsert({
-        where: { endpointId },
-        create: { endpointId, ...base, changedAt: now },
-        update: { ...base, changedAt: now },
-      });
-      await tx.endpointInventoryHook.deleteMany({ where: { endpointId } });
+      await client.query(
+        `INSERT INTO endpoint_inventories
+           (endpoint_id, digest, collected_at, received_at, changed_at, command_mode, policy_revision, hooks_enabled,
+            hook_count, doc)
+         VALUES ($1, $2, $3, now(), now(), $4, $5, $6, $7, $8)
+         ON CONFLICT (endpoint_id) DO UPDATE SET digest = EXCLUDED.digest, collected_at = EXCLUDED.collected_at,
+           received_at = EXCLUDED.received_at, changed_at = EXCLUDED.changed_at, command_mode = EXCLUDED.command_mode,
+           policy_revision = EXCLUDED.policy_revision, hooks_enabled = EXCLUDED.hooks_enabled,
+           hook_count = EXCLUDED.hook_count, doc = EXCLUDED.doc`,
+        [
+          endpointId,
+          doc.digest,
+          collectedAt,
+          doc.commandMode,
+          doc.policyRevision,
+          doc.hooksEnabled,
+          doc.hooks.length,
+          JSON.stringify(doc),
+        ],
+      );
       if (doc.hooks.length > 0) {
-        await tx.endpointInventoryHook.createMany({
-          data: doc.hooks.map((h) => ({
+        const col = <K extends keyof InventoryDocument['hooks'][number]>(k: K) => doc.hooks.map((h) => h[k]);
+        await client.query(
+          `INSERT INTO endpoint_inventory_hooks
+             (endpoint_id, group_id, "user", layer, event, matcher, key, hash, trust, managed, plugin, project, fate,
+              skip_reason, command_hash, program, command)
+           SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+             $9::text[], $10::boolean[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+             $17::text[])`,
+          [
             endpointId,
             groupId,
-            user: h.user,
-            layer: h.layer,
-            event: h.event,
-            matcher: h.matcher,
-            key: h.key,
-            hash: h.hash,
-            trust: h.trust,
-            managed: h.managed,
-            plugin: h.plugin,
-            project: h.project,
-            fate: h.fate,
-            skipReason: h.skipReason,
-            commandHash: h.commandHash,
-            program: h.program,
-            command: h.command,
-          })),
-        });
+            col('user'),
+            col('layer'),
+            col('event'),
+            col('matcher'),
+            col('key'),
+            col('hash'),
+            col('trust'),
+            col('managed'),
+            col('plugin'),
+            col('project'),
+            col('fate'),
+            col('skipReason'),
+            col('commandHash'),
+            col('program'),
+            col('command'),
+          ],
+        );
       }
-      await tx.endpointInventoryChange.create({
-        data: {
+      await client.query(
+        `INSERT INTO endpoint_inventory_changes (id, endpoint_id, at, digest, added, removed, changes)
+         VALUES (gen_random_uuid(), $1, now(), $2, $3, $4, $5)`,
+        [
           endpointId,
-          digest: doc.digest,
-          added: added.length,
-          removed: removed.length,
-          changes: { added: added.slice(0, MAX_CHANGE_KEYS), removed: removed.slice(0, MAX_CHANGE_KEYS) },
-          at: now,
-        },
-      });
+          doc.digest,
+          added.length,
+          removed.length,
+          JSON.stringify({ added: added.slice(0, MAX_CHANGE_KEYS), removed: removed.slice(0, MAX_CHANGE_KEYS) }),
+        ],
+      );
+      await client.query('COMMIT');
       return { changed: true };
-    });
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   // Hooks across the fleet grouped by definition hash, most widespread first (offset pagination by rank).
@@ -202,20 +231,24 @@ export class InventoryRepository {
   async groupEndpoints(
     groupId: string,
   ): Promise<Array<{ id: string; hostname: string; inventory: { doc: unknown; receivedAt: Date } | null }>> {
-    const endpoints = await this.prisma.endpoint.findMany({
-      where: { groupId, revokedAt: null },
-      select: { id: true, hostname: true },
-      orderBy: { id: 'asc' },
-    });
-    const inventories = await this.prisma.endpointInventory.findMany({
-      where: { endpointId: { in: endpoints.map((e) => e.id) } },
-      select: { endpointId: true, doc: true, receivedAt: true },
-    });
-    const byId = new Map(inventories.map((i) => [i.endpointId, i]));
-    return endpoints.map((e) => {
-      const inv = byId.get(e.id);
-      return { id: e.id, hostname: e.hostname, inventory: inv ? { doc: inv.doc, receivedAt: inv.receivedAt } : null };
-    });
+    // One join on the write pool (the preview and the release's acknowledgement check must see the same rows).
+    const { rows } = await this.pools.write.query<{
+      id: string;
+      hostname: string;
+      doc: unknown;
+      received_at: Date | null;
+    }>(
+      `SELECT e.id, e.hostname, i.doc, i.received_at
+         FROM endpoints e LEFT JOIN endpoint_inventories i ON i.endpoint_id = e.id
+        WHERE e.group_id = $1 AND e.revoked_at IS NULL
+        ORDER BY e.id`,
+      [groupId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      hostname: r.hostname,
+      inventory: r.received_at ? { doc: r.doc, receivedAt: r.received_at } : null,
+    }));
   }
 
   // A policy version of a group, with its structured policy and file paths (null when not that group's).

@@ -115,12 +115,15 @@ export class InventoryService {
         `Policy version ${policyVersionId} is not a version of group ${groupId}'s policies`,
       );
     const policy = PolicyDocumentSchema.parse(version.policy);
+    // Stored documents passed the full schema when accepted (accept() is the only writer): a schema-tag check is
+    // enough here, so a 10,000-endpoint preview does not re-validate every hook.
     const endpoints = (await this.repo.groupEndpoints(groupId)).map((e) => {
-      const doc = e.inventory ? inventoryDocumentSchema.safeParse(e.inventory.doc) : null;
+      const doc = e.inventory?.doc as InventoryDocument | null | undefined;
+      const usable = doc?.schema === 'hookwarden.inventory/1' && Array.isArray(doc.hooks);
       return {
         endpointId: e.id,
         hostname: e.hostname,
-        inventory: e.inventory && doc?.success ? { doc: doc.data, receivedAt: e.inventory.receivedAt } : null,
+        inventory: e.inventory && usable ? { doc, receivedAt: e.inventory.receivedAt } : null,
       };
     });
     const preview = previewRelease(policy, endpoints, {
