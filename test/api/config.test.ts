@@ -38,4 +38,20 @@ describe('configuration', () => {
     expect(problems).not.toContain('not-a-real-kek-but-still-secret');
     expect(problems).not.toContain('client-secret-value');
   });
+
+  it('masks the password of a URL it echoes (DATABASE_URL, REDIS_URL)', () => {
+    let error: unknown;
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://app:hunter2-db-pass@db.internal/hw', REDIS_URL: 'ftp://:redis-pass@r' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('DATABASE_URL');
+    expect(problems).toContain('mysql://app:***@db.internal/hw');
+    expect(problems).toContain('REDIS_URL');
+    expect(problems).not.toContain('hunter2-db-pass');
+    expect(problems).not.toContain('redis-pass');
+  });
 });

@@ -154,6 +154,11 @@ const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'OIDC_CLIENT_SECRET',
 ]);
 
+// A value as an error may show it: the password of a URL with credentials (DATABASE_URL, REDIS_URL…) is masked.
+export function withoutPassword(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/i, '$1***@');
+}
+
 /** The configuration schema with the rules between variables (checked after each variable on its own). */
 const checkedConfigSchema = configSchema.superRefine((c, ctx) => {
   if (c.HOOKWARDEN_KEK && c.HOOKWARDEN_KEK_FILE) {
@@ -228,7 +233,11 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
         const name = issue.path.join('.') || '(root)';
         const value = env[name];
         const shown =
-          value === undefined ? '' : SECRET_VARIABLES.has(name) ? ' (value hidden)' : ` (got ${JSON.stringify(value)})`;
+          value === undefined
+            ? ''
+            : SECRET_VARIABLES.has(name)
+              ? ' (value hidden)'
+              : ` (got ${JSON.stringify(withoutPassword(value))})`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );
