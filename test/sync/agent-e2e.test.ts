@@ -100,11 +100,14 @@ describe('agent end to end', () => {
     const cache = api.app.get(BundleCacheService);
     await waitFor(() => cache.heldCount >= 1, 10_000, 'the agent to hold a long poll');
 
-    // With a 30 s poll wait, applying within 2 s can only come from the long poll being woken.
-    const t0 = Date.now();
+    // With a 30 s poll wait, applying within 20 s can only come from the long poll being woken (no speed
+    // assertion: bench/sync measures delivery time).
     expect((await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId })).status).toBe(201);
-    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf(v1.toml, filesV1)), 5000, 'v1 on disk');
-    expect(Date.now() - t0).toBeLessThan(2000);
+    await waitFor(
+      async () => same(await visibleLayer(a.root, MANAGED), layerOf(v1.toml, filesV1)),
+      20_000,
+      'v1 on disk',
+    );
     await waitFor(
       async () => (await admin('GET', `/v1/endpoints/${a.endpointId}`)).body.appliedRevision === 1,
       5000,
@@ -115,10 +118,12 @@ describe('agent end to end', () => {
     expect(ep.lastSeenAt).not.toBeNull();
 
     await waitFor(() => cache.heldCount >= 1, 5000, 'held again');
-    const t1 = Date.now();
     await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v2.versionId });
-    await waitFor(async () => same(await visibleLayer(a.root, MANAGED), layerOf(v2.toml, filesV2)), 5000, 'v2 on disk');
-    expect(Date.now() - t1).toBeLessThan(2000);
+    await waitFor(
+      async () => same(await visibleLayer(a.root, MANAGED), layerOf(v2.toml, filesV2)),
+      20_000,
+      'v2 on disk',
+    );
 
     // Rollback: release the earlier version again (revision 3).
     const rb = await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId });
