@@ -1,9 +1,8 @@
 // Turns an authoring request into validated version content (canonical TOML, structured form, files, digest),
 // or located diagnostics. Pure and synchronous: runs before any database work, so rejections are cheap.
-import { createHash } from 'node:crypto';
 import {
-  canonicalJson,
   type ConfigDiagnostic,
+  fileSha256,
   findTomlComment,
   lintPolicy,
   parsePolicyToml,
@@ -12,6 +11,7 @@ import {
   renderPolicyToml,
   MAX_REQUIREMENTS_BYTES,
   validatePolicyObject,
+  versionDigest,
 } from '@hookwarden/hook-core';
 import { isStorableText } from '../common/text';
 import type { CreateVersionInput, DiagnosticView } from './versions.dto';
@@ -96,25 +96,12 @@ function prepareFiles(input: CreateVersionInput['files']): { files: PreparedFile
     files.push({
       path: f.path,
       content,
-      sha256: createHash('sha256').update(content).digest('hex'),
+      sha256: fileSha256(content),
       size: content.length,
       mode: f.mode,
     });
   });
   return { files, errors };
-}
-
-// The content digest: sha256 of the canonical JSON of the TOML and every file's path, sha256 and mode.
-export function versionDigest(toml: string, files: Array<{ path: string; sha256: string; mode: number }>): string {
-  const list = files
-    .map((f) => ({ path: f.path, sha256: f.sha256, mode: f.mode }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return (
-    'sha256:' +
-    createHash('sha256')
-      .update(canonicalJson({ toml, files: list }))
-      .digest('hex')
-  );
 }
 
 // Drops values JSON cannot carry (dates become ISO strings) so the structured form stores as jsonb.

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareVersion } from '../../../api/src/policies/version-content';
+import { prepareLocalVersion, sha256Hex } from '../../src/gitops/content';
 import { readLayout } from '../../src/gitops/layout';
 
 const EXAMPLE = path.resolve(__dirname, '../../../../examples/gitops');
@@ -44,5 +45,39 @@ describe('version content', () => {
       minHookRuns: 50,
     });
     expect((await fs.stat(path.join(EXAMPLE, 'policies/baseline/files/block-dangerous.sh'))).mode & 0o111).not.toBe(0);
+  });
+
+  it('refuses, located at the managed file, the content the API refuses (hook-core bundle rules, not a copy)', () => {
+    const toml = '[hooks]\nmanaged_dir = "/opt/hw"\n';
+    const cases: Array<{ files: string[]; code: RegExp; at: string }> = [
+      { files: ['A.sh', 'a.sh'], code: /duplicate|fold|case/i, at: 'files/a.sh' },
+      { files: ['x', 'x/y.sh'], code: /directory/i, at: 'files/x/y.sh' },
+      { files: ['bad\nname.sh'], code: /control|unsafe|path/i, at: 'files/bad\nname.sh' },
+    ];
+    for (const c of cases) {
+      const files = c.files.map((p) => ({ path: p, content: Buffer.from('#!/bin/sh\n'), mode: 0o755, sha256: '' }));
+      for (const f of files) f.sha256 = sha256Hex(f.content);
+      const local = prepareLocalVersion(toml, files, 'requirements.toml', (p) => `files/${p}`);
+      const api = prepareVersion({
+        toml,
+        files: files.map((f) => ({
+          path: f.path,
+          content: f.content.toString('base64'),
+          encoding: 'base64',
+          mode: f.mode,
+        })),
+        message: '',
+      });
+      expect(api.ok, c.files.join(' + ')).toBe(false);
+      expect(local.ok, c.files.join(' + ')).toBe(false);
+      if (local.ok) continue;
+      const located = local.problems.filter((p) => p.file?.startsWith('files/'));
+      expect(located.length, JSON.stringify(local.problems)).toBeGreaterThan(0);
+      expect(located.map((p) => `${p.code} ${p.message}`).join('\n')).toMatch(c.code);
+      expect(
+        located.some((p) => p.file === c.at),
+        JSON.stringify(located),
+      ).toBe(true);
+    }
   });
 });

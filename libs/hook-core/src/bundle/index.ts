@@ -1,4 +1,5 @@
-// Public API of the bundle contract: manifest schema and digest, the signed key list, the content rules.
+// Public API of the bundle contract: manifest schema and digest, the signed key list, the content rules, the
+// version content digest.
 export {
   buildManifest,
   bundleManifestSchema,
@@ -53,3 +54,4 @@ export {
   type ManagedLocations,
   type ManagedPlatform,
 } from './content';
+export { fileSha256, versionDigest, type DigestFile } from './version-digest';
