@@ -307,4 +307,17 @@ describe('hook inventory', () => {
     expect(bad.status).toBe(400);
     expect((await admin('POST', '/v1/agent/inventory', {})).status).toBe(403);
   });
+
+  it('moves an endpoint’s inventoried hooks with it to its new group', async () => {
+    const before = await admin('GET', `/v1/inventory/hooks?groupId=${groupId}&limit=200`);
+    expect(before.body.items.length).toBeGreaterThan(0);
+    const other = await admin('POST', '/v1/groups', { name: 'inventory-moved-to' });
+    expect(other.status).toBe(201);
+    const moved = await admin('POST', `/v1/endpoints/${endpointId}/move`, { groupId: other.body.id });
+    expect(moved.status).toBe(200);
+    const there = await admin('GET', `/v1/inventory/hooks?groupId=${other.body.id}&limit=200`);
+    expect(there.body.items.map((h: any) => h.hash).sort()).toEqual(before.body.items.map((h: any) => h.hash).sort());
+    const left = await admin('GET', `/v1/inventory/hooks?groupId=${groupId}&limit=200`);
+    expect(left.body.items).toEqual([]);
+  });
 });

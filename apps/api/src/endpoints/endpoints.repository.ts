@@ -98,6 +98,8 @@ export class EndpointsRepository {
         data: { groupId, assignmentEpoch: { increment: 1 } },
         include: WITH_REFS,
       });
+      // Its inventoried hooks count in the new group's fleet views and previews at once (not at its next report).
+      await tx.endpointInventoryHook.updateMany({ where: { endpointId: id }, data: { groupId } });
       await appendAudit(tx, ctx, {
         action: 'endpoint.move',
         targetType: 'endpoint',
