@@ -7,6 +7,7 @@ import {
   inventoryDocumentSchema,
   PolicyDocumentSchema,
   previewRelease,
+  releaseCanSuppress,
 } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -137,7 +138,10 @@ export class InventoryService {
   }
 
   // Refuses a release whose preview needs an acknowledgement it was not given (428, naming the digest to send).
+  // A version that cannot suppress anything needs no preview (no inventory is read: large groups release at once).
   async requireAck(groupId: string, policyVersionId: string, ack: string | undefined): Promise<void> {
+    const version = await this.repo.version(groupId, policyVersionId);
+    if (version && !releaseCanSuppress(PolicyDocumentSchema.parse(version.policy))) return;
     const preview = (await this.preview(groupId, policyVersionId)) as {
       requiresAck: boolean;
       digest: string;

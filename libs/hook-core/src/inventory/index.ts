@@ -16,5 +16,6 @@ export {
   type PreviewEndpoint,
   type PreviewOptions,
   previewRelease,
+  releaseCanSuppress,
   type ReleasePreview,
 } from './preview';

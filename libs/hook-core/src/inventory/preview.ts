@@ -94,6 +94,12 @@ function hooksOnUnder(policy: PolicyDocument, current: boolean): boolean {
   return typeof pinned === 'boolean' ? pinned : current;
 }
 
+// Whether releasing `policy` can suppress a hook or turn hooks off anywhere (a policy without
+// allow_managed_hooks_only and without `[features] hooks = false` cannot: its preview is empty whatever the fleet).
+export function releaseCanSuppress(policy: PolicyDocument): boolean {
+  return policy.allow_managed_hooks_only === true || hooksOnUnder(policy, true) === false;
+}
+
 // Computes the impact of releasing `policy` to these endpoints.
 export function previewRelease(
   policy: PolicyDocument,

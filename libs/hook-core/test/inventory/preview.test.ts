@@ -4,6 +4,7 @@ import {
   missingManagedScripts,
   previewRelease,
   programOf,
+  releaseCanSuppress,
   type InventoryDocument,
   type InventoryHook,
 } from '../../src';
@@ -81,6 +82,24 @@ describe('previewRelease', () => {
     expect(none.suppressed.total).toBe(0);
     expect(none.hooksTurnedOff).toEqual([]);
     expect(none.digest).not.toBe(off.digest);
+  });
+
+  it('says without inventories whether a version can suppress anything, agreeing with the preview', () => {
+    const policies: Array<Parameters<typeof previewRelease>[0]> = [
+      {},
+      { allow_managed_hooks_only: true },
+      { allow_managed_hooks_only: false },
+      { features: { hooks: false } },
+      { features: { hooks: true } },
+      { features: { hooks: true }, allow_managed_hooks_only: true },
+      { features: { zerocode_hooks: false } },
+    ];
+    const on = [{ endpointId: 'e', hostname: 'h', inventory: { doc: doc([hook('user', 'u')]), ...fresh } }];
+    for (const policy of policies) {
+      const p = previewRelease(policy, on, { now, staleAfterMs: 86_400_000, files: [] });
+      const impact = p.suppressed.total > 0 || p.hooksTurnedOff.length > 0;
+      expect(releaseCanSuppress(policy), JSON.stringify(policy)).toBe(impact);
+    }
   });
 
   it('finds managed scripts referenced but not shipped', () => {
