@@ -13,8 +13,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { bin, ensureDatabase, migrateDeploy, root, run } from './lib.mjs';
+import { ensureInstalled } from './ensure-installed.mjs';
+
+ensureInstalled();
+const { default: pg } = await import('pg');
+const { bin, ensureDatabase, migrateDeploy, root, run } = await import('./lib.mjs');
 
 const { values: opts } = parseArgs({
   options: {

@@ -1,8 +1,11 @@
-// `npm start`: build (packages and web console), apply pending migrations, then run the API (console at /console) and
-// the worker; Ctrl-C stops both cleanly.
+// `npm start`: install the locked dependencies if they are missing, build (packages and web console), apply pending
+// migrations, then run the API (console at /console) and the worker; Ctrl-C stops both cleanly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { bin, ensureDatabase, migrateDeploy, root, run } from './lib.mjs';
+import { ensureInstalled } from './ensure-installed.mjs';
+
+ensureInstalled();
+const { bin, ensureDatabase, migrateDeploy, root, run } = await import('./lib.mjs');
 
 const databaseUrl = process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/hookwarden';
 const env = { ...process.env, DATABASE_URL: databaseUrl };
