@@ -10,7 +10,6 @@ export default tseslint.config(
       '**/node_modules/**',
       '**/fixtures/**',
       'coverage/**',
-      '**/*.mjs',
       '**/*.cjs',
       'apps/console/src/api/schema.d.ts',
       'apps/cli/bin/**',
@@ -65,6 +64,23 @@ export default tseslint.config(
     files: ['apps/api/src/**/*.ts'],
     rules: {
       // Nest injects by class reference: type-only imports would erase the DI token.
+      '@typescript-eslint/consistent-type-imports': 'off',
+    },
+  },
+  {
+    // Scripts and benches (.mjs): type-aware too, through tsconfig.scripts.json (allowJs). Plain JavaScript has no
+    // declared types, so the rules about `any` flowing around are off; promise, unused and import rules apply.
+    files: ['**/*.mjs'],
+    languageOptions: {
+      parserOptions: { project: ['./tsconfig.scripts.json'], tsconfigRootDir: import.meta.dirname },
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+    },
+    rules: {
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/consistent-type-imports': 'off',
     },
   },

@@ -51,7 +51,8 @@ const outDir = path.resolve(opts.out);
 const pkgDir = path.join(outDir, name);
 const only = opts.only ? new Set(opts.only.split(',')) : null;
 const binaries = BINARIES.filter((b) => !only || only.has(b.name));
-if (binaries.length === 0) throw new Error(`--only ${opts.only}: no such binary (${BINARIES.map((b) => b.name)})`);
+if (binaries.length === 0)
+  throw new Error(`--only ${opts.only}: no such binary (${BINARIES.map((b) => b.name).join(', ')})`);
 
 const t0 = performance.now();
 rmSync(pkgDir, { recursive: true, force: true });

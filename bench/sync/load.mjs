@@ -44,7 +44,17 @@ function maybeDone() {
   });
 }
 
-rl.on('line', async (line) => {
+// Each line is one message; a failure ends the process with the error (the bench then reports it).
+rl.on(
+  'line',
+  (line) =>
+    void onLine(line).catch((err) => {
+      console.error(err);
+      process.exit(1);
+    }),
+);
+
+async function onLine(line) {
   const msg = JSON.parse(line);
   if (msg.url) {
     config = msg;
@@ -62,7 +72,7 @@ rl.on('line', async (line) => {
     // Connections are opened in steps so the listen backlog never overflows (SYN retries would distort timings).
     for (let i = 0; i < config.creds.length; i++) {
       const c = config.creds[i];
-      get(target, { authorization: `Bearer ${c}`, 'if-none-match': etags[i], prefer: 'wait=60' }).then((r) => {
+      void get(target, { authorization: `Bearer ${c}`, 'if-none-match': etags[i], prefer: 'wait=60' }).then((r) => {
         results[i] = r;
         finished++;
         maybeDone();
@@ -74,4 +84,4 @@ rl.on('line', async (line) => {
     t0 = msg.t0;
     maybeDone();
   }
-});
+}
