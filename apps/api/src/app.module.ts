@@ -2,11 +2,12 @@
 import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { ZodValidationPipe } from 'nestjs-zod';
 import { AgentModule } from './agent/agent.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
+import { redactingSerializers } from './common/redact';
+import { ApiValidationPipe } from './common/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
@@ -69,7 +70,9 @@ export class AppModule {
           ],
           pinoHttp: {
             level: config.LOG_LEVEL,
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            // Credentials never reach the log: headers, and URLs/queries that carry one (see common/redact.ts).
+            serializers: redactingSerializers,
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
             quietReqLogger: true,
             ...(config.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
           },
@@ -84,7 +87,7 @@ export class AppModule {
       ],
       providers: [
         ShutdownWatchdog,
-        { provide: APP_PIPE, useClass: ZodValidationPipe },
+        { provide: APP_PIPE, useClass: ApiValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };

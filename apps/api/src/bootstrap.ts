@@ -1,5 +1,6 @@
 // Creates the HTTP application (used by main.ts and by tests that need a real server).
 import { NestFactory } from '@nestjs/core';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
@@ -8,6 +9,10 @@ import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
 import { BundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
+import { QuietStartupLogger } from './common/app-logger';
+import { trustFunction } from './common/client-address';
+import { setCursorSecret } from './common/cursor';
+import { registerBoundedJsonParser } from './common/json-depth';
 import { RawRouter, requestIdOf } from './common/raw-router';
 import { defaultConsoleDir } from './console/console-assets';
 import { registerConsole } from './console/console.routes';
@@ -42,18 +47,44 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const raw = new RawRouter();
   const adapter = new FastifyAdapter({
     bodyLimit: 32 * 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For counts only when a configured proxy (TRUST_PROXY) sent the request.
+    trustProxy: trustFunction(config.TRUST_PROXY),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req.headers),
     return503OnClosing: true,
     forceCloseConnections: true,
     serverFactory: raw.serverFactory(),
+    // Requests the router refuses (bad percent-encoding, an over-long path parameter) get the one error shape too.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const status = tooLong ? 414 : (error.statusCode ?? 400);
+      const message = tooLong
+        ? 'A path parameter is too long'
+        : 'The request URL is malformed (bad percent-encoding or characters)';
+      void reply
+        .status(status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(
+          JSON.stringify({
+            error: {
+              code: 'bad_request',
+              message,
+              details: [{ path: '$', in: 'path', message, code: error.code }],
+              requestId: String(request.id),
+            },
+          }),
+        );
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: options.bufferLogs ?? true,
+    // Fastify's own parsers stay; application/json is replaced by the bounded-depth one (registerBoundedJsonParser).
+    bodyParser: false,
     ...(options.bufferLogs === false ? { logger: ['error', 'warn'] as const } : {}),
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietStartupLogger(app.get(Logger)));
+  setCursorSecret(config.HOOKWARDEN_CURSOR_SECRET);
   const fastify = app.getHttpAdapter().getInstance();
+  registerBoundedJsonParser(fastify);
   const registered: RegisteredRoute[] = [];
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -113,8 +144,23 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   return app;
 }
 
+/** What start-up did about the first admin token. */
+export type BootstrapOutcome = 'generated' | 'from-env' | 'exists';
+
 // On an empty database, creates the first admin token; returns the secret when it was generated here (print it once).
 export async function bootstrapAdminToken(app: NestFastifyApplication, config: AppConfig): Promise<string | null> {
+  const outcome = await bootstrapAdminTokenOutcome(app, config);
+  return outcome.secret;
+}
+
+// Like bootstrapAdminToken, also saying whether a token was created (and how).
+export async function bootstrapAdminTokenOutcome(
+  app: NestFastifyApplication,
+  config: AppConfig,
+): Promise<{ outcome: BootstrapOutcome; secret: string | null }> {
   const created = await app.get(TokensService).bootstrap(config.HOOKWARDEN_BOOTSTRAP_TOKEN);
-  return created && !config.HOOKWARDEN_BOOTSTRAP_TOKEN ? created : null;
+  if (!created) return { outcome: 'exists', secret: null };
+  return config.HOOKWARDEN_BOOTSTRAP_TOKEN
+    ? { outcome: 'from-env', secret: null }
+    : { outcome: 'generated', secret: created };
 }

@@ -1,7 +1,8 @@
 // Agent routes handled by Nest: enrollment, trusted keys, status (the bundle long poll is in bundle.route.ts).
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AgentRoute, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { presentedCredential } from '../auth/credential-sources';
 import type { Principal } from '../auth/principal';
 import { AssignmentService } from '../endpoints/assignment.service';
 import { EnrollDto, EnrolledDto, PublicKeysDto, SignedStatementDto } from '../enrollment/enrollment.dto';
@@ -33,10 +34,13 @@ export class AgentController {
     description:
       'Authenticated by the enrollment secret (body `secret` or bearer). Re-enrolling a machine rotates its credential.',
   })
-  enroll(@Body() body: EnrollDto, @Headers('authorization') authorization?: string): Promise<EnrolledDto> {
-    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+  enroll(
+    @Body() body: EnrollDto,
+    @Ip() clientIp: string,
+    @Headers('authorization') authorization?: string,
+  ): Promise<EnrolledDto> {
     const { secret, ...rest } = body;
-    return this.enrollment.enroll(secret ?? bearer, rest);
+    return this.enrollment.enroll(secret ?? presentedCredential({ authorization })?.secret, rest, clientIp);
   }
 
   @AgentRoute()

@@ -29,10 +29,10 @@ export class AuditLogController {
     description:
       'A page of entries (newest first); with format=ndjson or csv, every matching entry streamed oldest first.',
   })
-  list(@Query() query: ListAuditQueryDto): Promise<Page<AuditEntryView>> | StreamableFile {
+  async list(@Query() query: ListAuditQueryDto): Promise<Page<AuditEntryView> | StreamableFile> {
     if (query.format === 'json') return this.audit.list(query);
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    return new StreamableFile(this.audit.export(query, query.format), {
+    return new StreamableFile(await this.audit.export(query, query.format), {
       type: query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
       disposition: `attachment; filename="audit-log-${stamp}.${query.format}"`,
     });

@@ -1,6 +1,7 @@
 // Admin routes: enrolled endpoints.
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
@@ -23,7 +24,7 @@ export class EndpointsController {
   @ReadRoles()
   @Get(':id')
   @ApiOkResponse({ type: EndpointViewDto })
-  get(@Param('id', new ParseUUIDPipe()) id: string): Promise<EndpointViewDto> {
+  get(@Param('id', UuidParamPipe) id: string): Promise<EndpointViewDto> {
     return this.endpoints.get(id);
   }
 
@@ -40,7 +41,7 @@ export class EndpointsController {
   })
   @ApiNotFoundResponse({ description: 'No such endpoint, or no such group.' })
   move(
-    @Param('id', new ParseUUIDPipe()) id: string,
+    @Param('id', UuidParamPipe) id: string,
     @Body() body: MoveEndpointDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<EndpointViewDto> {
@@ -51,7 +52,7 @@ export class EndpointsController {
   @Post(':id/revoke')
   @HttpCode(200)
   @ApiOkResponse({ type: EndpointViewDto, description: 'The endpoint; its agent gets 401 from now on.' })
-  revoke(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
+  revoke(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
     return this.endpoints.revoke(id, ctx);
   }
 }

@@ -1,6 +1,7 @@
 // Admin routes for a group's enrollment secrets.
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { Roles } from '../auth/auth.decorators';
@@ -22,7 +23,7 @@ export class EnrollmentController {
   @Post('groups/:groupId/enrollment-secrets')
   @ApiCreatedResponse({ type: CreatedEnrollmentSecretDto, description: 'The secret is shown only in this answer.' })
   create(
-    @Param('groupId', new ParseUUIDPipe()) groupId: string,
+    @Param('groupId', UuidParamPipe) groupId: string,
     @Body() body: CreateEnrollmentSecretDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<CreatedEnrollmentSecretDto> {
@@ -32,7 +33,7 @@ export class EnrollmentController {
   @Roles('admin')
   @Get('groups/:groupId/enrollment-secrets')
   @ApiOkResponse({ type: EnrollmentSecretListDto })
-  list(@Param('groupId', new ParseUUIDPipe()) groupId: string): Promise<EnrollmentSecretListDto> {
+  list(@Param('groupId', UuidParamPipe) groupId: string): Promise<EnrollmentSecretListDto> {
     return this.enrollment.list(groupId);
   }
 
@@ -40,10 +41,7 @@ export class EnrollmentController {
   @Post('enrollment-secrets/:id/revoke')
   @HttpCode(200)
   @ApiOkResponse({ type: EnrollmentSecretViewDto })
-  revoke(
-    @Param('id', new ParseUUIDPipe()) id: string,
-    @AuditCtx() ctx: AuditContext,
-  ): Promise<EnrollmentSecretViewDto> {
+  revoke(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EnrollmentSecretViewDto> {
     return this.enrollment.revoke(id, ctx);
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { PgPoolsModule } from '../database/pg-pools';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 
-@Module({ controllers: [HealthController], providers: [HealthService] })
+@Module({ imports: [PgPoolsModule], controllers: [HealthController], providers: [HealthService] })
 export class HealthModule {}

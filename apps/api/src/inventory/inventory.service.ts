@@ -56,10 +56,13 @@ export class InventoryService {
 
   // Hooks across the fleet by definition hash.
   async fleetHooks(query: FleetFilter & { limit: number; cursor?: string }): Promise<Page<FleetHook>> {
-    const offset = decodeCursor(query.cursor, offsetKey)?.o ?? 0;
+    const offset = decodeCursor('inventory-hooks', query.cursor, offsetKey)?.o ?? 0;
     const rows = await this.repo.fleetHooks(query, query.limit + 1, offset);
     const more = rows.length > query.limit;
-    return { items: rows.slice(0, query.limit), nextCursor: more ? encodeCursor({ o: offset + query.limit }) : null };
+    return {
+      items: rows.slice(0, query.limit),
+      nextCursor: more ? encodeCursor('inventory-hooks', { o: offset + query.limit }) : null,
+    };
   }
 
   // Plugins across the fleet.
@@ -76,7 +79,7 @@ export class InventoryService {
     limit: number;
     cursor?: string;
   }): Promise<Page<unknown>> {
-    const offset = decodeCursor(query.cursor, offsetKey)?.o ?? 0;
+    const offset = decodeCursor('inventory-changes', query.cursor, offsetKey)?.o ?? 0;
     const rows = await this.repo.changes(
       {
         ...(query.endpointId ? { endpointId: query.endpointId } : {}),
@@ -88,7 +91,7 @@ export class InventoryService {
     const more = rows.length > query.limit;
     return {
       items: rows.slice(0, query.limit).map((r) => ({ ...r, at: r.at.toISOString() })),
-      nextCursor: more ? encodeCursor({ o: offset + query.limit }) : null,
+      nextCursor: more ? encodeCursor('inventory-changes', { o: offset + query.limit }) : null,
     };
   }
 

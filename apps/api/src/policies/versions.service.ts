@@ -140,10 +140,10 @@ export class VersionsService {
 
   // Versions of a policy, newest first.
   async list(policyId: string, query: { limit: number; cursor?: string }): Promise<Page<VersionSummary>> {
-    const after = decodeCursor(query.cursor, numberKey);
+    const after = decodeCursor('policy-versions', query.cursor, numberKey);
     const rows = await this.versions.list(policyId, query.limit + 1, after?.n);
     if (rows.length === 0 && !(await this.versions.policyExists(policyId))) throw policyNotFound(policyId);
-    return toPage(rows, query.limit, toSummary, (v) => ({ n: v.number }));
+    return toPage('policy-versions', rows, query.limit, toSummary, (v) => ({ n: v.number }));
   }
 
   // One version (file contents on request).

@@ -1,6 +1,7 @@
 // Admin routes: releases of a group and their staged rollout.
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiBody } from '@nestjs/swagger';
+import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
@@ -27,7 +28,7 @@ export class ReleasesController {
     description: 'The release; waiting agents of the group are woken at once.',
   })
   create(
-    @Param('groupId', new ParseUUIDPipe()) groupId: string,
+    @Param('groupId', UuidParamPipe) groupId: string,
     @Body() body: CreateReleaseDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<ReleaseViewDto> {
@@ -37,21 +38,21 @@ export class ReleasesController {
   @ReadRoles()
   @Get('groups/:groupId/releases')
   @ApiOkResponse({ type: ReleaseListDto })
-  list(@Param('groupId', new ParseUUIDPipe()) groupId: string): Promise<ReleaseListDto> {
+  list(@Param('groupId', UuidParamPipe) groupId: string): Promise<ReleaseListDto> {
     return this.releases.list(groupId);
   }
 
   @ReadRoles()
   @Get('releases/:id')
   @ApiOkResponse({ type: ReleaseViewDto })
-  get(@Param('id', new ParseUUIDPipe()) id: string): Promise<ReleaseViewDto> {
+  get(@Param('id', UuidParamPipe) id: string): Promise<ReleaseViewDto> {
     return this.releases.get(id);
   }
 
   @ReadRoles()
   @Get('releases/:id/rollout')
   @ApiOkResponse({ type: RolloutDto })
-  rollout(@Param('id', new ParseUUIDPipe()) id: string): Promise<RolloutDto> {
+  rollout(@Param('id', UuidParamPipe) id: string): Promise<RolloutDto> {
     return this.releases.rollout(id);
   }
 
@@ -61,7 +62,7 @@ export class ReleasesController {
   @ApiOkResponse({ type: ReleaseViewDto })
   @ApiBody({ type: ReleaseActionDto, required: false })
   pause(
-    @Param('id', new ParseUUIDPipe()) id: string,
+    @Param('id', UuidParamPipe) id: string,
     // Typed as the DTO (a union would hide the class from the validation pipe); a bare POST leaves it undefined.
     @Body() body: ReleaseActionDto,
     @AuditCtx() ctx: AuditContext,
@@ -73,7 +74,7 @@ export class ReleasesController {
   @Post('releases/:id/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
-  resume(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
+  resume(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
     return this.releases.resume(id, ctx);
   }
 
@@ -81,7 +82,7 @@ export class ReleasesController {
   @Post('releases/:id/advance')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
-  advance(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
+  advance(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
     return this.releases.advance(id, ctx);
   }
 
@@ -92,7 +93,7 @@ export class ReleasesController {
     type: AbortedDto,
     description: 'The aborted release and the rollback release re-issuing the previous bundle.',
   })
-  abort(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<AbortedDto> {
+  abort(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<AbortedDto> {
     return this.releases.abort(id, ctx);
   }
 }
