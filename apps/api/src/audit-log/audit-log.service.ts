@@ -18,7 +18,7 @@ import { auditEntryHash, GENESIS_HASH } from './audit-log.writer';
 import { AuditLogRepository, type ChainPoint } from './audit-log.repository';
 
 const CHUNK = 1000;
-const seqKey = z.object({ s: z.string().regex(/^\d{1,19}$/) });
+const seqKey = z.object({ s: z.string().regex(/^[1-9]\d{0,17}$/) }).strict();
 
 const CSV_COLUMNS = [
   'seq',

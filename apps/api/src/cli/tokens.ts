@@ -36,9 +36,24 @@ class TokensCliModule {
   }
 }
 
-// Runs `work` with the token service of a Nest application context, then closes it.
+// The database URL without its password, for messages.
+export function describeDatabase(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}
+
+// Runs `work` with the token service of a Nest application context, then closes it. Names the database it works on
+// (on stderr, so --json output stays clean), since a missing DATABASE_URL silently means the default database.
 async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promise<T> {
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const env: Record<string, string | undefined> = { LOG_LEVEL: 'warn', ...process.env };
+  const config = loadConfig(env);
+  const source = env.DATABASE_URL ? 'DATABASE_URL' : 'the default; set DATABASE_URL to choose another';
+  process.stderr.write(`tokens: database ${describeDatabase(config.DATABASE_URL)} (${source})\n`);
   const app = await NestFactory.createApplicationContext(TokensCliModule.forRoot(config), { logger: ['error'] });
   try {
     return await work(app.get(TokensService));

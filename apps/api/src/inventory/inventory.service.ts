@@ -17,7 +17,7 @@ import type { AppConfig } from '../config/config.schema';
 import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
 
-const offsetKey = z.object({ o: z.number().int().min(0).max(10_000_000) });
+const offsetKey = z.object({ o: z.number().int().min(0).max(10_000_000) }).strict();
 
 // The zod issues of a refused inventory as located details (JSON path in the report).
 function details(error: z.ZodError): Array<{ path: string; message: string }> {

@@ -80,7 +80,11 @@ export const versionFileViewSchema = z.object({
   sha256: z.string(),
   size: z.number().int(),
   mode: z.number().int(),
-  content: z.string().optional().describe('base64 (only with ?withContent=true)'),
+  content: z.string().optional().describe('The file content, base64 (only with ?withContent=true)'),
+  encoding: z
+    .literal('base64')
+    .optional()
+    .describe('How `content` is encoded (always base64; present with content, so a file can be posted back as is)'),
 });
 
 export const versionSummarySchema = z.object({

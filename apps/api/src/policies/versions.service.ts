@@ -23,7 +23,7 @@ import {
   type VersionWithContent,
 } from './versions.repository';
 
-const numberKey = z.object({ n: z.number().int().min(1) });
+const numberKey = z.object({ n: z.number().int().min(1).max(2_000_000_000) }).strict();
 
 // Summary view (lists).
 function toSummary(v: VersionSummaryRow | VersionRow): VersionSummary {
@@ -57,7 +57,7 @@ function toView(v: VersionRow | VersionWithContent): VersionView {
       sha256: f.sha256,
       size: f.size,
       mode: f.mode,
-      ...('content' in f ? { content: Buffer.from(f.content).toString('base64') } : {}),
+      ...('content' in f ? { content: Buffer.from(f.content).toString('base64'), encoding: 'base64' as const } : {}),
     })),
   };
 }

@@ -2559,8 +2559,13 @@ export interface components {
             digest: string;
             fileCount: number;
             files: {
-                /** @description base64 (only with ?withContent=true) */
+                /** @description The file content, base64 (only with ?withContent=true) */
                 content?: string;
+                /**
+                 * @description How `content` is encoded (always base64; present with content, so a file can be posted back as is)
+                 * @enum {string}
+                 */
+                encoding?: "base64";
                 mode: number;
                 path: string;
                 sha256: string;
@@ -2979,17 +2984,17 @@ export interface operations {
                 actionPrefix?: string;
                 /** @description Actor id (token or endpoint id) or actor name */
                 actor?: string;
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 /** @description json: one page; ndjson/csv: every matching entry streamed, oldest first (limit/cursor ignored) */
                 format?: "json" | "ndjson" | "csv";
-                /** @description Entries at or after this time */
+                /** @description Entries at or after this time (ISO 8601, 1970..9000) */
                 from?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 targetId?: string;
                 targetType?: string;
-                /** @description Entries before this time */
+                /** @description Entries before this time (ISO 8601, 1970..9000) */
                 to?: string;
             };
             header?: never;
@@ -3294,9 +3299,10 @@ export interface operations {
     EndpointsController_list: {
         parameters: {
             query?: {
-                /** @description The nextCursor of the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 groupId?: string;
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 platform?: string;
                 state?: "pending" | "applied" | "failed" | "drifted" | "revoked";
@@ -3445,11 +3451,13 @@ export interface operations {
     HookRunsController_findings: {
         parameters: {
             query?: {
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 endpointId?: string;
                 groupId?: string;
                 includeResolved?: "true" | "false";
                 kind?: "missing_range" | "broken_link" | "dropped" | "quarantined";
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
             header?: never;
@@ -3472,9 +3480,9 @@ export interface operations {
     GroupsController_list: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only groups whose name starts with this */
                 namePrefix?: string;
@@ -3774,18 +3782,19 @@ export interface operations {
     HookRunsController_list: {
         parameters: {
             query?: {
-                /** @description opaque cursor from nextCursor */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 /** @description decision(s), comma-separated (e.g. deny,block) */
                 decision?: string;
                 endpointId?: string;
                 /** @description event name(s), comma-separated */
                 event?: string;
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
                 hookKey?: string;
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 managed?: "true" | "false";
                 policyDigest?: string;
@@ -3795,7 +3804,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3855,7 +3864,7 @@ export interface operations {
                 /** @description event name(s), comma-separated */
                 event?: string;
                 format?: "ndjson" | "csv";
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
@@ -3868,7 +3877,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3901,7 +3910,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description event name(s), comma-separated */
                 event?: string;
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
@@ -3914,7 +3923,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3945,12 +3954,13 @@ export interface operations {
                 endpointId?: string;
                 /** @description event name(s), comma-separated */
                 event?: string;
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
                 hookKey?: string;
                 kind: "failing" | "blocking";
+                /** @description Page size (1–100, default 10) */
                 limit?: number;
                 managed?: "true" | "false";
                 policyDigest?: string;
@@ -3960,7 +3970,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3986,10 +3996,10 @@ export interface operations {
     InventoryController_changes: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 endpointId?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 since?: string;
             };
@@ -4108,12 +4118,12 @@ export interface operations {
             query?: {
                 /** @description Substring of the command, where commands are captured */
                 commandContains?: string;
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 groupId?: string;
                 hash?: string;
                 layer?: "system" | "user" | "project" | "session" | "plugin" | "managed";
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 plugin?: string;
                 /** @description The command's first word, exactly (e.g. curl) */
@@ -4242,9 +4252,9 @@ export interface operations {
     MeController_listTokens: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
             header?: never;
@@ -4544,11 +4554,11 @@ export interface operations {
     PoliciesController_list: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 /** @description Only policies of this group */
                 groupId?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only policies whose name starts with this */
                 namePrefix?: string;
@@ -4664,9 +4674,9 @@ export interface operations {
     VersionsController_list: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
             header?: never;
@@ -4986,9 +4996,9 @@ export interface operations {
             query?: {
                 /** @description true: only live sessions; false: only ended ones */
                 active?: "true" | "false";
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only this person's sessions (IdP subject) */
                 subject?: string;
@@ -5328,9 +5338,9 @@ export interface operations {
             query?: {
                 /** @description true: only live tokens; false: only revoked or expired */
                 active?: "true" | "false";
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only tokens with this role */
                 role?: "admin" | "auditor" | "metrics";
