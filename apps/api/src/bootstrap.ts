@@ -2,7 +2,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
@@ -10,6 +10,7 @@ import { BundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
 import { QuietStartupLogger } from './common/app-logger';
+import { finishOpenApiDocument } from './common/openapi';
 import { trustFunction } from './common/client-address';
 import { setCursorSecret } from './common/cursor';
 import { registerBoundedJsonParser } from './common/json-depth';
@@ -30,7 +31,36 @@ export interface RegisteredRoute {
   raw?: boolean;
 }
 
+/** What each OpenAPI tag groups. */
+const TAGS: Record<string, string> = {
+  health: 'Liveness and readiness probes (no credentials).',
+  tokens: "People's API tokens (admin).",
+  groups: 'Endpoint groups.',
+  policies: 'Policies and their immutable versions (requirements.toml plus managed files).',
+  'policy versions': 'Immutable policy versions: author, validate, read, canonical requirements.toml, diffs.',
+  'audit-log': 'The admin audit log: hash-chained, exportable, verifiable with signed checkpoints.',
+  signing: 'Trusted public keys as agents get them.',
+  'signing-keys': 'Bundle-signing keys (admin): add, activate, retire.',
+  enrollment: "Enrollment secrets for a group's machines.",
+  endpoints: 'Enrolled endpoints (machines): list, move between groups, revoke.',
+  releases: 'Releases of a policy version to a group: immediate or staged rings with a failure gate.',
+  agent: 'Routes the endpoint agents call with their credential.',
+  'hook-runs': 'Hook-run audit: queries, exports, aggregates and chain findings.',
+  'audit-settings': "A group's hook-run capture policy.",
+  inventory: 'Fleet hook inventory, deny list, findings and release impact preview.',
+  auth: 'SSO sign-in (OpenID Connect), the signed-in person, personal tokens and sessions.',
+  metrics: 'Prometheus metrics (metrics role).',
+};
+
 const registeredRoutes = new WeakMap<object, RegisteredRoute[]>();
+const openApiDocuments = new WeakMap<object, OpenAPIObject>();
+
+// The OpenAPI document the app serves at /docs/openapi.json (built without touching the database).
+export function openApiDocumentOf(app: NestFastifyApplication): OpenAPIObject {
+  const doc = openApiDocuments.get(app);
+  if (!doc) throw new Error('this app was not built by createApp');
+  return doc;
+}
 
 // Every HTTP route the app serves (controller routes, raw routes in front of Fastify, docs), for route audits.
 export function listRegisteredRoutes(app: NestFastifyApplication): RegisteredRoute[] {
@@ -127,7 +157,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       .setTitle('Hookwarden API')
       .setDescription('Central governance of ZeroCode hooks: policy authoring, endpoint sync and hook-run audit.')
       .setVersion('1')
-      .addBearerAuth()
+      .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
       .addCookieAuth(cookieNames(config.SESSION_COOKIE_SECURE).session, {
         type: 'apiKey',
         in: 'cookie',
@@ -137,7 +167,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   );
   // Routes registered on Fastify directly (the agent bundle hot path) are described by hand.
   (document.paths as Record<string, unknown>)[BUNDLE_PATH] = bundleOpenApiPath;
-  SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
+  const served = finishOpenApiDocument(cleanupOpenApiDoc(document), TAGS);
+  openApiDocuments.set(app, served);
+  SwaggerModule.setup('docs', app, served, { jsonDocumentUrl: 'docs/openapi.json' });
   // The web console (apps/console), served from memory under /console.
   registerConsole(fastify, config.CONSOLE_DIR ?? defaultConsoleDir());
   app.enableShutdownHooks();

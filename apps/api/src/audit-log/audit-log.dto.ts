@@ -1,5 +1,5 @@
 // Request/response schemas of the admin audit-log routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { isoTime, queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';

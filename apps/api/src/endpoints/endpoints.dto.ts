@@ -1,5 +1,5 @@
 // Request/response schemas of the admin endpoint routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { cursorParam, limitParam, queryText, uuidParam } from '../common/query';
 

@@ -1,5 +1,5 @@
 // Query and response shapes of the auditor hook-run API.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { cursorParam } from '../common/pagination';
 import { boolParam, isoTime, limitParam, queryText, queryTextList, uuidParam } from '../common/query';

@@ -1,5 +1,5 @@
 // Request/response schemas of inventory uploads, fleet views and the release impact preview.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { isoTime, uuidParam } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';

@@ -1,5 +1,5 @@
 // Request/response schemas of the policy routes (a policy is a named requirements.toml owned by one group).
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { queryText, uuidParam } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';

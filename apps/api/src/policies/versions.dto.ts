@@ -1,5 +1,5 @@
 // Request/response schemas of policy versions: authoring (TOML or structured JSON + managed files), reads, diffs.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { MAX_BUNDLE_FILE_BYTES, MAX_BUNDLE_FILES, MAX_REQUIREMENTS_BYTES } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';

@@ -1,6 +1,7 @@
 // Admin routes: releases of a group and their staged rollout.
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiBody } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -22,6 +23,11 @@ export class ReleasesController {
   constructor(private readonly releases: ReleasesService) {}
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Release a policy version to a group',
+    description: 'Immediately or in staged rings with an automatic failure gate.',
+    errors: [404, 409],
+  })
   @Post('groups/:groupId/releases')
   @ApiCreatedResponse({
     type: ReleaseViewDto,
@@ -36,6 +42,11 @@ export class ReleasesController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "List a group's releases",
+    description: 'Newest first, with their state and ring progress.',
+    errors: [404],
+  })
   @Get('groups/:groupId/releases')
   @ApiOkResponse({ type: ReleaseListDto })
   list(@Param('groupId', UuidParamPipe) groupId: string): Promise<ReleaseListDto> {
@@ -43,6 +54,11 @@ export class ReleasesController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'One release',
+    description: 'The release with its policy version, rings, gate settings and state.',
+    errors: [404],
+  })
   @Get('releases/:id')
   @ApiOkResponse({ type: ReleaseViewDto })
   get(@Param('id', UuidParamPipe) id: string): Promise<ReleaseViewDto> {
@@ -50,6 +66,11 @@ export class ReleasesController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "A release's rollout progress and gate",
+    description: 'Endpoints per ring and state, and the apply and hook failure rates the gate watches.',
+    errors: [404],
+  })
   @Get('releases/:id/rollout')
   @ApiOkResponse({ type: RolloutDto })
   rollout(@Param('id', UuidParamPipe) id: string): Promise<RolloutDto> {
@@ -57,6 +78,11 @@ export class ReleasesController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Pause a staged release',
+    description: 'No further ring is started until it is resumed; endpoints keep what they have.',
+    errors: [404, 409],
+  })
   @Post('releases/:id/pause')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
@@ -71,6 +97,11 @@ export class ReleasesController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Resume a paused release',
+    description: 'The rollout continues from the current ring.',
+    errors: [404, 409],
+  })
   @Post('releases/:id/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
@@ -79,6 +110,11 @@ export class ReleasesController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Advance a staged release to its next ring',
+    description: 'Starts the next ring now instead of waiting for the gate.',
+    errors: [404, 409],
+  })
   @Post('releases/:id/advance')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
@@ -87,6 +123,11 @@ export class ReleasesController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Abort a release and roll back',
+    description: "Endpoints go back to the group's previous release (answered as `rollback`).",
+    errors: [404, 409],
+  })
   @Post('releases/:id/abort')
   @HttpCode(200)
   @ApiOkResponse({

@@ -1,5 +1,5 @@
 // Request/response schemas of sign-in (OIDC), sessions, /v1/me and personal tokens.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
