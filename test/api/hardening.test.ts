@@ -72,12 +72,21 @@ describe('exports that fail before their first byte', () => {
   });
 
   it('answer an error status with the error shape instead of a cut 200', async () => {
-    // Hook-run exports read the read pool (DATABASE_READ_URL), which this instance cannot reach.
-    for (const path of ['/v1/hook-runs/export?format=csv', '/v1/hook-runs/export?format=ndjson']) {
+    // Auditor reads and exports use the read pool (DATABASE_READ_URL), which this instance cannot reach.
+    for (const path of [
+      '/v1/audit-log?format=csv',
+      '/v1/audit-log?format=ndjson',
+      '/v1/hook-runs/export?format=csv',
+      '/v1/hook-runs/export?format=ndjson',
+    ]) {
       const res = await call(broken.baseUrl, 'GET', path, { token: api.adminToken });
       expect(res.status, path).toBe(503);
       expect(res.body.error).toMatchObject({ code: 'unavailable', requestId: expect.any(String) });
       expect(res.headers.get('retry-after')).toBe('5');
+    }
+    // Findings are an auditor read too (the read pool), and so is the audit log's JSON page.
+    for (const path of ['/v1/findings', '/v1/audit-log']) {
+      expect((await call(broken.baseUrl, 'GET', path, { token: api.adminToken })).status, path).toBe(503);
     }
     const ready = await call(broken.baseUrl, 'GET', '/readyz');
     expect(ready.status).toBe(503);

@@ -14,14 +14,13 @@ import { EnrollmentModule } from './enrollment/enrollment.module';
 import type { AppConfig } from './config/config.schema';
 import { GroupsModule } from './groups/groups.module';
 import { PoliciesModule } from './policies/policies.module';
-import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
 import { HookRunsModule } from './hook-runs/hook-runs.module';
 import { IngestModule } from './ingest/ingest.module';
 import { InventoryModule } from './inventory/inventory.module';
 import { MetricsCoreModule, MetricsModule } from './metrics/metrics.module';
 import { AuditSettingsModule } from './audit-settings/audit-settings.module';
-import { PrismaModule } from './prisma/prisma.module';
+import { DatabaseModule } from './database/database.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { ReleasesModule } from './releases/releases.module';
@@ -42,7 +41,6 @@ export const FEATURE_MODULES = [
   EndpointsModule,
   ReleasesModule,
   AgentModule,
-  PgPoolsModule,
   IngestModule,
   HookRunsModule,
   AuditSettingsModule,
@@ -77,7 +75,7 @@ export class AppModule {
             ...(config.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
           },
         }),
-        PrismaModule,
+        DatabaseModule,
         RedisModule,
         MetricsCoreModule,
         QueuesModule,

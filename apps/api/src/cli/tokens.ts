@@ -5,9 +5,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
-import { PgPoolsModule } from '../database/pg-pools';
+import { DatabaseModule } from '../database/database.module';
 import { MetricsCoreModule } from '../metrics/metrics.module';
-import { PrismaModule } from '../prisma/prisma.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -23,15 +22,7 @@ class TokensCliModule {
   static forRoot(config: AppConfig) {
     return {
       module: TokensCliModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        PrismaModule,
-        PgPoolsModule,
-        RedisModule,
-        MetricsCoreModule,
-        AuthModule,
-        TokensModule,
-      ],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, MetricsCoreModule, AuthModule, TokensModule],
     };
   }
 }

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { PgPoolsModule } from '../database/pg-pools';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
 
-@Module({ imports: [PgPoolsModule], controllers: [HealthController], providers: [HealthService] })
+@Module({ controllers: [HealthController], providers: [HealthService] })
 export class HealthModule {}
