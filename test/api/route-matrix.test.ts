@@ -152,3 +152,45 @@ describe('OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('OpenAPI document quality', () => {
+  it('gives every operation a summary, documents its errors with the error schema, and types nullable fields', async () => {
+    const doc = (await call(api.baseUrl, 'GET', '/docs/openapi.json')).body;
+    const problems: string[] = [];
+    let operations = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        operations++;
+        if (!op.summary) problems.push(`${method} ${path}: no summary`);
+        for (const [status, r] of Object.entries<any>(op.responses)) {
+          if (
+            /^[45]/.test(status) &&
+            r.content?.['application/json']?.schema?.$ref !== '#/components/schemas/ErrorBody'
+          ) {
+            problems.push(`${method} ${path} ${status}: not the error schema`);
+          }
+        }
+        if ((op.security ?? []).some((s: any) => 'bearer' in s || 'cookie' in s)) {
+          for (const status of ['401', '403', '429'])
+            if (!op.responses[status]) problems.push(`${method} ${path}: no ${status}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(operations).toBeGreaterThanOrEqual(80);
+    expect(doc.components.securitySchemes.bearer.bearerFormat).toBeUndefined();
+    const s = doc.components.schemas;
+    expect(s.CreateGroupDto.properties.name.type).toBe('string');
+    expect(s.UpdateGroupDto.properties.name.type).toBe('string');
+    const nullable: Array<[string, string]> = [
+      ['ReleaseViewDto', 'pausedReason'],
+      ['HookRunDto', 'toolName'],
+      ['EndpointViewDto', 'appliedDigest'],
+    ];
+    for (const [schema, prop] of nullable) {
+      expect(s[schema].properties[prop]).toMatchObject({ type: 'string', nullable: true });
+    }
+    const releases = doc.paths['/v1/groups/{groupId}/releases'].post.responses;
+    expect(Object.keys(releases)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '404', '409', '429']));
+  });
+});

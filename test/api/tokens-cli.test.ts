@@ -50,6 +50,9 @@ describe('npm run tokens', () => {
 
     const list = await tokens('list');
     expect(list.code).toBe(0);
+    // It names the database it works on (stderr, so JSON output stays clean).
+    expect(list.stderr).toContain(`tokens: database ${db.url}`);
+    expect(list.stderr).toContain('(DATABASE_URL)');
     expect(list.stdout).toContain(token.id);
     expect(list.stdout).toContain('ci bot');
     expect(list.stdout).not.toContain(token.token);

@@ -105,7 +105,7 @@ describe('GET /v1/hook-runs', () => {
 
   it('applies every filter', async () => {
     const ids = async (q: string) =>
-      ((await get(`/v1/hook-runs?endpointId=${eps[0]!.id}&limit=500&${q}`)).body.items as Array<{ seq: number }>)
+      ((await get(`/v1/hook-runs?endpointId=${eps[0]!.id}&limit=200&${q}`)).body.items as Array<{ seq: number }>)
         .map((i) => i.seq)
         .sort((a, b) => a - b);
     const all = Array.from({ length: 30 }, (_, i) => i);
@@ -124,7 +124,7 @@ describe('GET /v1/hook-runs', () => {
     const from = new Date(base + 10 * 60_000).toISOString();
     const to = new Date(base + 20 * 60_000).toISOString();
     expect(await ids(`from=${from}&to=${to}`)).toEqual(expectSeqs((i) => i >= 10 && i < 20));
-    const group = await get(`/v1/hook-runs?groupId=${eps[0]!.groupId}&decision=deny&limit=500`);
+    const group = await get(`/v1/hook-runs?groupId=${eps[0]!.groupId}&decision=deny&limit=200`);
     expect(group.body.items).toHaveLength(11); // 10 on endpoint 0 + 1 on endpoint 1, none from the other group
     const other = await get(`/v1/hook-runs?groupId=${eps[2]!.groupId}`);
     expect((other.body.items as Array<{ event: string }>).map((i) => i.event)).toEqual(['Stop']);

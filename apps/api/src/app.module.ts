@@ -2,25 +2,25 @@
 import { type DynamicModule, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import { ZodValidationPipe } from 'nestjs-zod';
 import { AgentModule } from './agent/agent.module';
 import { AuditLogModule } from './audit-log/audit-log.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/error.filter';
+import { redactingSerializers } from './common/redact';
+import { ApiValidationPipe } from './common/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
 import type { AppConfig } from './config/config.schema';
 import { GroupsModule } from './groups/groups.module';
 import { PoliciesModule } from './policies/policies.module';
-import { PgPoolsModule } from './database/pg-pools';
 import { HealthModule } from './health/health.module';
 import { HookRunsModule } from './hook-runs/hook-runs.module';
 import { IngestModule } from './ingest/ingest.module';
 import { InventoryModule } from './inventory/inventory.module';
 import { MetricsCoreModule, MetricsModule } from './metrics/metrics.module';
 import { AuditSettingsModule } from './audit-settings/audit-settings.module';
-import { PrismaModule } from './prisma/prisma.module';
+import { DatabaseModule } from './database/database.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { ReleasesModule } from './releases/releases.module';
@@ -41,7 +41,6 @@ export const FEATURE_MODULES = [
   EndpointsModule,
   ReleasesModule,
   AgentModule,
-  PgPoolsModule,
   IngestModule,
   HookRunsModule,
   AuditSettingsModule,
@@ -69,12 +68,14 @@ export class AppModule {
           ],
           pinoHttp: {
             level: config.LOG_LEVEL,
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            // Credentials never reach the log: headers, and URLs/queries that carry one (see common/redact.ts).
+            serializers: redactingSerializers,
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
             quietReqLogger: true,
             ...(config.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
           },
         }),
-        PrismaModule,
+        DatabaseModule,
         RedisModule,
         MetricsCoreModule,
         QueuesModule,
@@ -84,7 +85,7 @@ export class AppModule {
       ],
       providers: [
         ShutdownWatchdog,
-        { provide: APP_PIPE, useClass: ZodValidationPipe },
+        { provide: APP_PIPE, useClass: ApiValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],
     };

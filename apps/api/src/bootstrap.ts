@@ -1,13 +1,19 @@
 // Creates the HTTP application (used by main.ts and by tests that need a real server).
 import { NestFactory } from '@nestjs/core';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
 import { BundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
+import { QuietStartupLogger } from './common/app-logger';
+import { finishOpenApiDocument } from './common/openapi';
+import { trustFunction } from './common/client-address';
+import { setCursorSecret } from './common/cursor';
+import { registerBoundedJsonParser } from './common/json-depth';
 import { RawRouter, requestIdOf } from './common/raw-router';
 import { defaultConsoleDir } from './console/console-assets';
 import { registerConsole } from './console/console.routes';
@@ -25,7 +31,36 @@ export interface RegisteredRoute {
   raw?: boolean;
 }
 
+/** What each OpenAPI tag groups. */
+const TAGS: Record<string, string> = {
+  health: 'Liveness and readiness probes (no credentials).',
+  tokens: "People's API tokens (admin).",
+  groups: 'Endpoint groups.',
+  policies: 'Policies and their immutable versions (requirements.toml plus managed files).',
+  'policy versions': 'Immutable policy versions: author, validate, read, canonical requirements.toml, diffs.',
+  'audit-log': 'The admin audit log: hash-chained, exportable, verifiable with signed checkpoints.',
+  signing: 'Trusted public keys as agents get them.',
+  'signing-keys': 'Bundle-signing keys (admin): add, activate, retire.',
+  enrollment: "Enrollment secrets for a group's machines.",
+  endpoints: 'Enrolled endpoints (machines): list, move between groups, revoke.',
+  releases: 'Releases of a policy version to a group: immediate or staged rings with a failure gate.',
+  agent: 'Routes the endpoint agents call with their credential.',
+  'hook-runs': 'Hook-run audit: queries, exports, aggregates and chain findings.',
+  'audit-settings': "A group's hook-run capture policy.",
+  inventory: 'Fleet hook inventory, deny list, findings and release impact preview.',
+  auth: 'SSO sign-in (OpenID Connect), the signed-in person, personal tokens and sessions.',
+  metrics: 'Prometheus metrics (metrics role).',
+};
+
 const registeredRoutes = new WeakMap<object, RegisteredRoute[]>();
+const openApiDocuments = new WeakMap<object, OpenAPIObject>();
+
+// The OpenAPI document the app serves at /docs/openapi.json (built without touching the database).
+export function openApiDocumentOf(app: NestFastifyApplication): OpenAPIObject {
+  const doc = openApiDocuments.get(app);
+  if (!doc) throw new Error('this app was not built by createApp');
+  return doc;
+}
 
 // Every HTTP route the app serves (controller routes, raw routes in front of Fastify, docs), for route audits.
 export function listRegisteredRoutes(app: NestFastifyApplication): RegisteredRoute[] {
@@ -42,18 +77,44 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const raw = new RawRouter();
   const adapter = new FastifyAdapter({
     bodyLimit: 32 * 1024 * 1024,
-    trustProxy: true,
+    // X-Forwarded-For counts only when a configured proxy (TRUST_PROXY) sent the request.
+    trustProxy: trustFunction(config.TRUST_PROXY),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req.headers),
     return503OnClosing: true,
     forceCloseConnections: true,
     serverFactory: raw.serverFactory(),
+    // Requests the router refuses (bad percent-encoding, an over-long path parameter) get the one error shape too.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const status = tooLong ? 414 : (error.statusCode ?? 400);
+      const message = tooLong
+        ? 'A path parameter is too long'
+        : 'The request URL is malformed (bad percent-encoding or characters)';
+      void reply
+        .status(status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(
+          JSON.stringify({
+            error: {
+              code: 'bad_request',
+              message,
+              details: [{ path: '$', in: 'path', message, code: error.code }],
+              requestId: String(request.id),
+            },
+          }),
+        );
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: options.bufferLogs ?? true,
+    // Fastify's own parsers stay; application/json is replaced by the bounded-depth one (registerBoundedJsonParser).
+    bodyParser: false,
     ...(options.bufferLogs === false ? { logger: ['error', 'warn'] as const } : {}),
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietStartupLogger(app.get(Logger)));
+  setCursorSecret(config.HOOKWARDEN_CURSOR_SECRET);
   const fastify = app.getHttpAdapter().getInstance();
+  registerBoundedJsonParser(fastify);
   const registered: RegisteredRoute[] = [];
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -96,7 +157,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       .setTitle('Hookwarden API')
       .setDescription('Central governance of ZeroCode hooks: policy authoring, endpoint sync and hook-run audit.')
       .setVersion('1')
-      .addBearerAuth()
+      .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
       .addCookieAuth(cookieNames(config.SESSION_COOKIE_SECURE).session, {
         type: 'apiKey',
         in: 'cookie',
@@ -106,15 +167,32 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   );
   // Routes registered on Fastify directly (the agent bundle hot path) are described by hand.
   (document.paths as Record<string, unknown>)[BUNDLE_PATH] = bundleOpenApiPath;
-  SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs/openapi.json' });
+  const served = finishOpenApiDocument(cleanupOpenApiDoc(document), TAGS);
+  openApiDocuments.set(app, served);
+  SwaggerModule.setup('docs', app, served, { jsonDocumentUrl: 'docs/openapi.json' });
   // The web console (apps/console), served from memory under /console.
   registerConsole(fastify, config.CONSOLE_DIR ?? defaultConsoleDir());
   app.enableShutdownHooks();
   return app;
 }
 
+/** What start-up did about the first admin token. */
+export type BootstrapOutcome = 'generated' | 'from-env' | 'exists';
+
 // On an empty database, creates the first admin token; returns the secret when it was generated here (print it once).
 export async function bootstrapAdminToken(app: NestFastifyApplication, config: AppConfig): Promise<string | null> {
+  const outcome = await bootstrapAdminTokenOutcome(app, config);
+  return outcome.secret;
+}
+
+// Like bootstrapAdminToken, also saying whether a token was created (and how).
+export async function bootstrapAdminTokenOutcome(
+  app: NestFastifyApplication,
+  config: AppConfig,
+): Promise<{ outcome: BootstrapOutcome; secret: string | null }> {
   const created = await app.get(TokensService).bootstrap(config.HOOKWARDEN_BOOTSTRAP_TOKEN);
-  return created && !config.HOOKWARDEN_BOOTSTRAP_TOKEN ? created : null;
+  if (!created) return { outcome: 'exists', secret: null };
+  return config.HOOKWARDEN_BOOTSTRAP_TOKEN
+    ? { outcome: 'from-env', secret: null }
+    : { outcome: 'generated', secret: created };
 }

@@ -1,9 +1,15 @@
 // HTTP entry point: parse configuration, build the app, listen; SIGINT/SIGTERM close everything.
 import 'reflect-metadata';
-import { bootstrapAdminToken, createApp } from './bootstrap';
+import { bootstrapAdminTokenOutcome, type BootstrapOutcome, createApp } from './bootstrap';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { type AppConfig, ConfigError, loadConfig } from './config/config.schema';
+
+const TOKEN_STATE: Record<BootstrapOutcome, string> = {
+  generated: 'first admin token created (printed above, shown only once)',
+  'from-env': 'first admin token created from HOOKWARDEN_BOOTSTRAP_TOKEN',
+  exists: 'no token created (the database already has tokens)',
+};
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -12,17 +18,33 @@ async function main(): Promise<void> {
   void bootstrapUntilDone(app, config);
 }
 
-// Creates the first admin token once PostgreSQL answers (the API serves /readyz meanwhile).
+// The base URL the server answers on (a wildcard host is shown as localhost).
+function baseUrl(app: NestFastifyApplication, config: AppConfig): string {
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+// Creates the first admin token once PostgreSQL answers (the API serves /readyz meanwhile), then logs the one
+// start-up line: where the API and its docs are and whether a token was created.
 async function bootstrapUntilDone(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   for (;;) {
     try {
-      const firstToken = await bootstrapAdminToken(app, config);
-      if (firstToken) {
+      const { outcome, secret } = await bootstrapAdminTokenOutcome(app, config);
+      if (secret) {
         process.stdout.write(
-          `\n  First start: created an admin API token (shown only this once):\n\n    ${firstToken}\n\n` +
+          `\n  First start: created an admin API token (shown only this once):\n\n    ${secret}\n\n` +
             `  Use it as "Authorization: Bearer <token>". Create more with: npm run tokens -- create --name NAME --role admin\n\n`,
         );
       }
+      const url = baseUrl(app, config);
+      app
+        .get(Logger)
+        .log(
+          `Hookwarden API listening on ${url} (docs ${url}/docs, console ${url}/console); ${TOKEN_STATE[outcome]}`,
+          'Startup',
+        );
       return;
     } catch (err) {
       app.get(Logger).warn({ err }, 'could not check for the first admin token yet; retrying in 5 s');

@@ -1,7 +1,9 @@
 // Agent routes handled by Nest: enrollment, trusted keys, status (the bundle long poll is in bundle.route.ts).
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { AgentRoute, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { presentedCredential } from '../auth/credential-sources';
 import type { Principal } from '../auth/principal';
 import { AssignmentService } from '../endpoints/assignment.service';
 import { EnrollDto, EnrolledDto, PublicKeysDto, SignedStatementDto } from '../enrollment/enrollment.dto';
@@ -27,20 +29,33 @@ export class AgentController {
   ) {}
 
   @Public()
+  @ApiDoc({
+    summary: 'Enroll a machine',
+    description:
+      "Exchanges an enrollment secret (body `secret`, or the bearer) for an endpoint credential and the trusted signing keys. Failed attempts count against the address's failure limit.",
+    errors: [409],
+  })
   @Post('enroll')
   @ApiCreatedResponse({
     type: EnrolledDto,
     description:
       'Authenticated by the enrollment secret (body `secret` or bearer). Re-enrolling a machine rotates its credential.',
   })
-  enroll(@Body() body: EnrollDto, @Headers('authorization') authorization?: string): Promise<EnrolledDto> {
-    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+  enroll(
+    @Body() body: EnrollDto,
+    @Ip() clientIp: string,
+    @Headers('authorization') authorization?: string,
+  ): Promise<EnrolledDto> {
     const { secret, ...rest } = body;
-    return this.enrollment.enroll(secret ?? bearer, rest);
+    return this.enrollment.enroll(secret ?? presentedCredential({ authorization })?.secret, rest, clientIp);
   }
 
   @AgentRoute()
   @ApiBearerAuth()
+  @ApiDoc({
+    summary: 'Trusted signing keys, signed',
+    description: 'The key list agents verify bundles with, signed by a key they already trust.',
+  })
   @Get('keys')
   @ApiOkResponse({
     type: PublicKeysDto,
@@ -54,7 +69,10 @@ export class AgentController {
   @AgentRoute()
   @ApiBearerAuth()
   @Get('assignment')
-  @ApiOperation({ summary: "This endpoint's signed group assignment" })
+  @ApiOperation({
+    summary: "This endpoint's signed group assignment",
+    description: 'The group this endpoint belongs to with its epoch, signed by a key the agent trusts.',
+  })
   @ApiOkResponse({
     type: SignedStatementDto,
     description:
@@ -68,6 +86,10 @@ export class AgentController {
 
   @AgentRoute()
   @ApiBearerAuth()
+  @ApiDoc({
+    summary: "Report this endpoint's status",
+    description: 'What the agent applied (revision, digest, files) or why it refused a bundle; feeds the rollout gate.',
+  })
   @Post('status')
   @HttpCode(200)
   @ApiOkResponse({ type: StatusAcceptedDto })

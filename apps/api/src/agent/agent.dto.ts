@@ -1,5 +1,5 @@
 // Request/response schemas of the agent routes (status; enrollment schemas live with enrollment).
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import {
   STATUS_MAX_DIGEST_CHARS,
   STATUS_MAX_ERROR_CHARS,

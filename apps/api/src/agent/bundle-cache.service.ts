@@ -141,7 +141,7 @@ export class BundleCacheService implements OnModuleDestroy {
   // An endpoint was revoked (on any instance): forget cached credentials and end its held requests with 401.
   onRevoked(endpointId: string): void {
     this.revoked.add(endpointId);
-    this.auth.invalidate();
+    this.auth.invalidateEndpoint(endpointId);
     for (const set of [...this.waiters.values()]) {
       for (const w of [...set]) if (w.endpointId === endpointId) w.finish('revoked');
     }
@@ -150,7 +150,7 @@ export class BundleCacheService implements OnModuleDestroy {
   // An endpoint's credential was rotated (on any instance): forget cached credentials and make its held requests
   // authenticate again, so the old credential stops working at once.
   onCredentialRotated(endpointId: string): void {
-    this.auth.invalidate();
+    this.auth.invalidateEndpoint(endpointId);
     for (const set of [...this.waiters.values()]) {
       for (const w of [...set]) if (w.endpointId === endpointId) w.finish('recheck');
     }

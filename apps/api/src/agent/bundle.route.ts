@@ -2,9 +2,14 @@
 // holds a long poll here; Fastify + Nest per-request work cost more than half its throughput and memory).
 // Same authentication (AuthService), same error shape, documented in OpenAPI by bundle.openapi.ts.
 import type http from 'node:http';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthRule } from '../auth/auth.decorators';
+import { AuthRateLimitService } from '../auth/auth-rate-limit.service';
 import { AuthService } from '../auth/auth.service';
+import { presentedCredential } from '../auth/credential-sources';
+import { clientAddress, type TrustFunction, trustFunction } from '../common/client-address';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
 import type { ErrorCode } from '../common/api-error';
 import { type RawRoute, sendRawError } from '../common/raw-router';
 import { bundleFor, type ServedBundle } from '../releases/rollout';
@@ -31,10 +36,16 @@ export class BundleRoute implements RawRoute {
   readonly path = BUNDLE_PATH;
   readonly authRule: AuthRule = { kind: 'agent' };
 
+  private readonly trust: TrustFunction;
+
   constructor(
     private readonly auth: AuthService,
     private readonly cache: BundleCacheService,
-  ) {}
+    private readonly rateLimit: AuthRateLimitService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.trust = trustFunction(config.TRUST_PROXY);
+  }
 
   // Subscribes to bundle events; called once by the HTTP application when it mounts this route.
   start(): void {
@@ -106,8 +117,8 @@ export class BundleRoute implements RawRoute {
 
   // The handler: authenticate, resolve from the cache, answer or hold.
   async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
-    const header = req.headers.authorization;
-    const secret = header && header.length > 7 && header.startsWith('Bearer ') ? header.slice(7).trim() : '';
+    // The Authorization header only (no session cookie, no query parameter on the agents' route).
+    const secret = presentedCredential(req.headers)?.secret ?? '';
     // A cached credential and a loaded bundle state answer without a single await (the revalidation hot path).
     let principal = secret ? this.auth.cached(secret) : null;
     try {
@@ -118,8 +129,21 @@ export class BundleRoute implements RawRoute {
         'retry-after': '5',
       });
     }
-    if (!principal)
+    if (!principal) {
+      // A failure counts against the client's address like on every other route (429 once over the limit).
+      const wait = await this.rateLimit.recordFailure(clientAddress(req, this.trust));
+      if (wait > 0) {
+        return this.fail(
+          res,
+          requestId,
+          429,
+          'rate_limited',
+          `Too many failed authentication attempts from this address; retry in ${wait} s`,
+          { 'retry-after': String(wait) },
+        );
+      }
       return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
+    }
     if (principal.kind !== 'agent') {
       return this.fail(res, requestId, 403, 'forbidden', 'This route is for endpoint agents only');
     }

@@ -1,6 +1,7 @@
 // Request/response schemas of the admin audit-log routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { isoTime, queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 
 export const auditEntrySchema = z.object({
@@ -35,13 +36,13 @@ export type AuditEntryView = z.infer<typeof auditEntrySchema>;
 export class AuditEntryPageDto extends createZodDto(pageSchema(auditEntrySchema)) {}
 
 export const auditFilterSchema = z.object({
-  action: z.string().max(200).optional().describe('Exact action, e.g. `policy.version.create`'),
-  actionPrefix: z.string().max(200).optional().describe('Action prefix, e.g. `group.`'),
-  actor: z.string().max(200).optional().describe('Actor id (token or endpoint id) or actor name'),
-  targetType: z.string().max(100).optional(),
-  targetId: z.string().max(200).optional(),
-  from: z.iso.datetime({ offset: true }).optional().describe('Entries at or after this time'),
-  to: z.iso.datetime({ offset: true }).optional().describe('Entries before this time'),
+  action: queryText(200).optional().describe('Exact action, e.g. `policy.version.create`'),
+  actionPrefix: queryText(200).optional().describe('Action prefix, e.g. `group.`'),
+  actor: queryText(200).optional().describe('Actor id (token or endpoint id) or actor name'),
+  targetType: queryText(100).optional(),
+  targetId: queryText(200).optional(),
+  from: isoTime().optional().describe('Entries at or after this time (ISO 8601, 1970..9000)'),
+  to: isoTime().optional().describe('Entries before this time (ISO 8601, 1970..9000)'),
 });
 export type AuditFilter = z.infer<typeof auditFilterSchema>;
 

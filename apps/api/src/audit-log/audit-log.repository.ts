@@ -1,7 +1,7 @@
 // Reads of the admin audit log (writes go through appendAudit inside each change's transaction).
 import { Injectable } from '@nestjs/common';
 import { type AuditLogEntry, Prisma } from '@prisma/client';
-import { PrismaService } from '../prisma/prisma.service';
+import { ReadPrismaService } from '../prisma/prisma.service';
 import type { AuditFilter } from './audit-log.dto';
 import { AUDIT_HEAD_ID } from './audit-log.writer';
 
@@ -13,7 +13,8 @@ export interface ChainPoint {
 
 @Injectable()
 export class AuditLogRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  /** Auditor reads: on the read pool. */
+  constructor(private readonly prisma: ReadPrismaService) {}
 
   // One page of entries matching the filter, newest first, before an optional sequence number.
   async list(filter: AuditFilter, take: number, beforeSeq?: bigint): Promise<AuditLogEntry[]> {

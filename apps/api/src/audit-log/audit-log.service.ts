@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { AuditLogEntry } from '@prisma/client';
 import { z } from 'zod';
 import { ApiError } from '../common/api-error';
+import { primed } from '../common/streams';
 import { decodeCursor, type Page, toPage } from '../common/pagination';
 import { SigningService } from '../signing/signing.service';
 import {
@@ -17,7 +18,7 @@ import { auditEntryHash, GENESIS_HASH } from './audit-log.writer';
 import { AuditLogRepository, type ChainPoint } from './audit-log.repository';
 
 const CHUNK = 1000;
-const seqKey = z.object({ s: z.string().regex(/^\d{1,19}$/) });
+const seqKey = z.object({ s: z.string().regex(/^[1-9]\d{0,17}$/) }).strict();
 
 const CSV_COLUMNS = [
   'seq',
@@ -84,16 +85,18 @@ export class AuditLogService {
 
   // One page of entries, newest first.
   async list(query: AuditFilter & { limit: number; cursor?: string }): Promise<Page<AuditEntryView>> {
-    const after = decodeCursor(query.cursor, seqKey);
+    const after = decodeCursor('audit-log', query.cursor, seqKey);
     const rows = await this.entries.list(query, query.limit + 1, after ? BigInt(after.s) : undefined);
-    return toPage(rows, query.limit, toAuditView, (e) => ({ s: e.seq.toString() }));
+    return toPage('audit-log', rows, query.limit, toAuditView, (e) => ({ s: e.seq.toString() }));
   }
 
-  // Every matching entry, oldest first, as a stream of NDJSON lines or CSV rows (read in chunks).
-  export(filter: AuditFilter, format: 'ndjson' | 'csv'): Readable {
+  // Every matching entry, oldest first, as a stream of NDJSON lines or CSV rows (read in chunks). Resolves once the
+  // first chunk is read, so a failing query answers an error instead of a 200 with a cut body.
+  export(filter: AuditFilter, format: 'ndjson' | 'csv'): Promise<Readable> {
     const entries = this.entries;
     async function* lines(): AsyncGenerator<string> {
-      if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+      // The CSV header goes out with the first chunk (after the first query succeeded).
+      let prefix = format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '';
       let after = 0n;
       for (;;) {
         const rows = await entries.chunkAfter(filter, after, CHUNK);
@@ -105,12 +108,13 @@ export class AuditLogService {
               ? `${CSV_COLUMNS.map((c) => csvField(view[c])).join(',')}\r\n`
               : `${JSON.stringify(view)}\n`;
         }
-        if (out) yield out;
+        if (prefix || out) yield prefix + out;
+        prefix = '';
         if (rows.length < CHUNK) return;
         after = rows[rows.length - 1]!.seq;
       }
     }
-    return Readable.from(lines());
+    return primed(Readable.from(lines()));
   }
 
   // Walks the whole chain in order, recomputing each hash and link, and checks that it still contains the recorded

@@ -1,6 +1,7 @@
 // Capture policy per group (admin writes, auditors read) and the agent's view of its own.
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AgentRoute, CurrentPrincipal, ReadRoles, Roles } from '../auth/auth.decorators';
@@ -15,6 +16,11 @@ export class AuditSettingsController {
   constructor(private readonly settings: AuditSettingsService) {}
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "A group's capture policy",
+    description: 'What endpoints of the group capture in run records: none, digests or redacted excerpts.',
+    errors: [404],
+  })
   @Get('groups/:id/audit-settings')
   @ApiOkResponse({ type: AuditSettingsDto })
   @ApiNotFoundResponse({ description: 'Unknown group.' })
@@ -23,6 +29,11 @@ export class AuditSettingsController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: "Set a group's capture policy",
+    description: 'Capture `none`, `digests` or `excerpts` with redaction patterns; the change is audited.',
+    errors: [404],
+  })
   @Put('groups/:id/audit-settings')
   @ApiOkResponse({ type: AuditSettingsDto })
   @ApiNotFoundResponse({ description: 'Unknown group.' })
@@ -35,6 +46,10 @@ export class AuditSettingsController {
   }
 
   @AgentRoute()
+  @ApiDoc({
+    summary: "This endpoint's capture policy",
+    description: "The capture policy of the calling endpoint's group (cached by the agent).",
+  })
   @Get('agent/audit-settings')
   @ApiOkResponse({ type: AuditSettingsDto, description: "The capture policy of the calling endpoint's group." })
   agent(@CurrentPrincipal() principal: Principal): Promise<AuditSettingsDto> {

@@ -1,5 +1,5 @@
 // Output-capture policy of a group's endpoints (applied by the agent before records leave the endpoint).
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { type CaptureSettings, captureSettingsSchema, DEFAULT_CAPTURE_SETTINGS } from '@hookwarden/hook-core';
 import { z } from 'zod';
 

@@ -1,24 +1,32 @@
-// Global guard: deny by default. Public routes pass; others need a valid bearer and a matching rule.
-import { type ExecutionContext, Injectable } from '@nestjs/common';
+// Global guard: deny by default. Public routes pass; others need a valid credential from one of the
+// CREDENTIAL_SOURCES (Authorization header, or the SSO session cookie without one) and a matching rule.
+// The credential is checked before the failure limit: a valid one always passes, an invalid or missing one counts as
+// a failure of the client's address and gets 429 once that address is over the limit.
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/api-error';
+import { SessionAuthService } from '../sso/session-auth.service';
 import { AUTH_RULE, type AuthedRequest, type AuthRule } from './auth.decorators';
 import { AuthRateLimitService } from './auth-rate-limit.service';
-import { SessionAuthService } from '../sso/session-auth.service';
+import { AuthService } from './auth.service';
+import { presentedCredential } from './credential-sources';
 import type { Principal } from './principal';
 
+// The 401 for missing or invalid credentials.
+export function unauthorized(): ApiError {
+  return new ApiError('unauthorized', 'Missing or invalid credentials', undefined, { 'www-authenticate': 'Bearer' });
+}
+
 @Injectable()
-export class GlobalAuthGuard extends AuthGuard('bearer') {
+export class GlobalAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
+    private readonly auth: AuthService,
     private readonly rateLimit: AuthRateLimitService,
     private readonly sessions: SessionAuthService,
-  ) {
-    super({ session: false });
-  }
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const rule = this.reflector.getAllAndOverride<AuthRule | undefined>(AUTH_RULE, [
       context.getHandler(),
       context.getClass(),
@@ -26,25 +34,8 @@ export class GlobalAuthGuard extends AuthGuard('bearer') {
     if (!rule) throw new ApiError('forbidden', 'This route has no authorization rule');
     if (rule.kind === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthedRequest>();
-    const client = request.ip ?? 'unknown';
-    const wait = this.rateLimit.blockedFor(client);
-    if (wait > 0) throw tooManyFailures(wait);
-    try {
-      // A bearer header wins; without one, an SSO session cookie authenticates the request (writes need CSRF).
-      if (!request.headers.authorization && this.sessions.hasSession(request)) {
-        request.principal = await this.sessions.authenticate(request);
-      } else {
-        await super.canActivate(context);
-      }
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'unauthorized') {
-        const retryAfter = await this.rateLimit.recordFailure(client);
-        if (retryAfter > 0) throw tooManyFailures(retryAfter);
-      }
-      throw err;
-    }
-    const principal = request.principal;
-    if (!principal) throw new ApiError('unauthorized', 'Missing or invalid credentials');
+    const principal = await this.principalOf(request);
+    request.principal = principal;
     if (rule.kind === 'agent') {
       if (principal.kind !== 'agent') throw new ApiError('forbidden', 'This route is for endpoint agents only');
       return true;
@@ -55,27 +46,22 @@ export class GlobalAuthGuard extends AuthGuard('bearer') {
     return true;
   }
 
-  // Passport's hook: attach the principal under `request.principal`, or 401 in the one error shape.
-  override handleRequest<TUser = Principal>(
-    err: unknown,
-    user: TUser | false,
-    _info: unknown,
-    context: ExecutionContext,
-  ): TUser {
-    if (err) throw err instanceof Error ? err : new Error('Authentication failed');
-    if (!user)
-      throw new ApiError('unauthorized', 'Missing or invalid credentials', undefined, { 'www-authenticate': 'Bearer' });
-    context.switchToHttp().getRequest<AuthedRequest>().principal = user as unknown as Principal;
-    return user;
+  // The request's principal, or the 401 (429 once the address is over the failure limit).
+  private async principalOf(request: AuthedRequest): Promise<Principal> {
+    const client = request.ip ?? 'unknown';
+    const presented = presentedCredential(request.headers, { sessionCookie: this.sessions.cookies.session });
+    if (presented?.source === 'session' && presented.secret) {
+      try {
+        // Idle/absolute timeouts, IdP re-check, and CSRF for writes (403, not counted as a failed credential).
+        return await this.sessions.authenticate(request);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'unauthorized') throw await this.rateLimit.refuse(client, err);
+        throw err;
+      }
+    }
+    const principal =
+      presented?.source === 'authorization' && presented.secret ? await this.auth.authenticate(presented.secret) : null;
+    if (!principal) throw await this.rateLimit.refuse(client, unauthorized());
+    return principal;
   }
-}
-
-// The 429 answer to a client over the authentication-failure limit.
-function tooManyFailures(retryAfterSec: number): ApiError {
-  return new ApiError(
-    'rate_limited',
-    `Too many failed authentication attempts from this address; retry in ${retryAfterSec} s`,
-    { retryAfterSec },
-    { 'retry-after': String(retryAfterSec) },
-  );
 }

@@ -1,51 +1,104 @@
-// Resolves a bearer secret to a principal, with a short-lived cache for the polling hot path.
-import { Injectable } from '@nestjs/common';
+// Resolves a bearer secret to a principal, with a bounded LRU cache (TTL per kind) for the polling hot path.
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
 import { CredentialsRepository } from './credentials.repository';
 import { AGENT_TOKEN_PREFIX, hashSecret, type Principal, USER_TOKEN_PREFIX } from './principal';
 
-const CACHE_TTL_MS = 5_000;
-/** Agent credentials are cached longer (the bundle long poll is the hot path); endpoint revocations are announced to
- *  every instance, which then calls invalidate(). */
+/** People's tokens are cached briefly (revocation on another instance takes effect within this time). */
+const USER_CACHE_TTL_MS = 5_000;
+/** Agent credentials are cached longer (the bundle long poll is the hot path); endpoint revocations and rotations
+ *  are announced to every instance, which then calls invalidateEndpoint(). */
 const AGENT_CACHE_TTL_MS = 30_000;
-const CACHE_MAX = 50_000;
+/** Fewest cache entries, whatever BUNDLE_MAX_WAITERS says. */
+const MIN_CACHE_MAX = 100_000;
+/** Longest secret worth looking up (longer ones are never issued). */
+const MAX_SECRET_LENGTH = 512;
+
+// The cache key of the principal a credential belongs to (one live credential each).
+function ownerKey(p: Principal): string {
+  return p.kind === 'agent' ? `endpoint:${p.endpointId}` : `token:${p.tokenId}`;
+}
 
 @Injectable()
 export class AuthService {
-  private readonly cache = new Map<string, { principal: Principal; expires: number }>();
-  /** Bumped by invalidate(): a lookup that started before an invalidation does not cache its (stale) answer. */
+  /** Secret hash → principal; least recently used entries go first once full, each expires after its TTL. */
+  private readonly cache: LRUCache<string, Principal>;
+  /** Owner (endpoint or token id) → the hash cached for it, so one owner's entry can be dropped alone. */
+  private readonly byOwner = new Map<string, string>();
+  /** Bumped by every invalidation: a lookup that started before one does not cache its (maybe stale) answer. */
   private generation = 0;
 
-  constructor(private readonly credentials: CredentialsRepository) {}
+  constructor(
+    private readonly credentials: CredentialsRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cache = new LRUCache<string, Principal>({
+      max: Math.max(MIN_CACHE_MAX, 2 * config.BUNDLE_MAX_WAITERS),
+      ttl: AGENT_CACHE_TTL_MS,
+      ttlAutopurge: false,
+      dispose: (principal, hash) => {
+        const owner = ownerKey(principal);
+        if (this.byOwner.get(owner) === hash) this.byOwner.delete(owner);
+      },
+    });
+  }
 
   // The principal cached for a bearer secret, without waiting (undefined: not cached, authenticate() instead).
-  cached(secret: string, now = Date.now()): Principal | undefined {
-    const hit = this.cache.get(hashSecret(secret));
-    return hit && hit.expires > now ? hit.principal : undefined;
+  cached(secret: string): Principal | undefined {
+    return this.cache.get(hashSecret(secret));
   }
 
   // Returns the principal for a bearer secret, or null when it is unknown, revoked or expired.
   async authenticate(secret: string, now = new Date()): Promise<Principal | null> {
+    if (!secret || secret.length > MAX_SECRET_LENGTH) return null;
     const hash = hashSecret(secret);
-    const cached = this.cache.get(hash);
-    if (cached && cached.expires > now.getTime()) return cached.principal;
+    const hit = this.cache.get(hash);
+    if (hit) return hit;
     const generation = this.generation;
     let principal: Principal | null = null;
     if (secret.startsWith(USER_TOKEN_PREFIX)) principal = await this.credentials.findUserToken(hash, now);
     else if (secret.startsWith(AGENT_TOKEN_PREFIX)) principal = await this.credentials.findEndpoint(hash);
     if (principal && generation === this.generation) {
-      if (this.cache.size >= CACHE_MAX) this.cache.clear();
-      const ttl = principal.kind === 'agent' ? AGENT_CACHE_TTL_MS : CACHE_TTL_MS;
-      this.cache.set(hash, { principal, expires: now.getTime() + ttl });
-    } else {
-      this.cache.delete(hash);
+      const owner = ownerKey(principal);
+      const previous = this.byOwner.get(owner);
+      if (previous !== undefined && previous !== hash) this.cache.delete(previous);
+      this.cache.set(hash, principal, {
+        ttl: principal.kind === 'agent' ? AGENT_CACHE_TTL_MS : USER_CACHE_TTL_MS,
+      });
+      this.byOwner.set(owner, hash);
     }
     return principal;
   }
 
-  // Forgets every cached principal (call after a revocation or credential rotation so it takes effect at once on
-  // this instance; other instances are told through the bundle-events channel).
-  invalidate(): void {
+  // Forgets the cached credential of one endpoint (revoked or re-enrolled), here and for lookups in flight.
+  invalidateEndpoint(endpointId: string): void {
+    this.invalidateOwner(`endpoint:${endpointId}`);
+  }
+
+  // Forgets the cached secret of one API token (revoked).
+  invalidateToken(tokenId: string): void {
+    this.invalidateOwner(`token:${tokenId}`);
+  }
+
+  // Drops one owner's entry and stops lookups in flight from caching.
+  private invalidateOwner(owner: string): void {
+    this.generation++;
+    const hash = this.byOwner.get(owner);
+    if (hash !== undefined) this.cache.delete(hash);
+    this.byOwner.delete(owner);
+  }
+
+  // Forgets every cached credential (a person's sessions and personal tokens ended at once: rare, admin-driven).
+  invalidateAll(): void {
     this.generation++;
     this.cache.clear();
+    this.byOwner.clear();
+  }
+
+  /** Entries cached now (for tests and metrics). */
+  get size(): number {
+    return this.cache.size;
   }
 }

@@ -5,9 +5,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
-import { PgPoolsModule } from '../database/pg-pools';
+import { DatabaseModule } from '../database/database.module';
 import { MetricsCoreModule } from '../metrics/metrics.module';
-import { PrismaModule } from '../prisma/prisma.module';
 import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -23,22 +22,29 @@ class TokensCliModule {
   static forRoot(config: AppConfig) {
     return {
       module: TokensCliModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        PrismaModule,
-        PgPoolsModule,
-        RedisModule,
-        MetricsCoreModule,
-        AuthModule,
-        TokensModule,
-      ],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, MetricsCoreModule, AuthModule, TokensModule],
     };
   }
 }
 
-// Runs `work` with the token service of a Nest application context, then closes it.
+// The database URL without its password, for messages.
+export function describeDatabase(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}
+
+// Runs `work` with the token service of a Nest application context, then closes it. Names the database it works on
+// (on stderr, so --json output stays clean), since a missing DATABASE_URL silently means the default database.
 async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promise<T> {
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+  const env: Record<string, string | undefined> = { LOG_LEVEL: 'warn', ...process.env };
+  const config = loadConfig(env);
+  const source = env.DATABASE_URL ? 'DATABASE_URL' : 'the default; set DATABASE_URL to choose another';
+  process.stderr.write(`tokens: database ${describeDatabase(config.DATABASE_URL)} (${source})\n`);
   const app = await NestFactory.createApplicationContext(TokensCliModule.forRoot(config), { logger: ['error'] });
   try {
     return await work(app.get(TokensService));

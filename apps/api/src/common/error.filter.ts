@@ -5,6 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodValidationException } from 'nestjs-zod';
 import { ZodError } from 'zod';
 import { ApiError, codeForStatus } from './api-error';
+import { mapDatabaseError } from './db-errors';
+import { redactUrl } from './redact';
+import { describeIssues } from './validation.pipe';
 import { zodIssues } from './zod-issues';
 
 @Catch()
@@ -17,8 +20,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = ctx.getResponse<FastifyReply>();
     const requestId = String(request.id);
     const { status, body, headers } = this.describe(exception, requestId);
+    // Already answering (a stream failed after its first byte): cut the connection so the client sees a broken
+    // transfer, never a complete-looking one.
+    if (reply.sent || reply.raw.headersSent) {
+      this.logger.error(
+        { err: exception, requestId, method: request.method, url: redactUrl(request.url) },
+        'response failed',
+      );
+      reply.raw.destroy();
+      return;
+    }
     if (status >= 500) {
-      this.logger.error({ err: exception, requestId, method: request.method, url: request.url }, 'unhandled error');
+      this.logger.error(
+        { err: exception, requestId, method: request.method, url: redactUrl(request.url) },
+        'unhandled error',
+      );
     }
     for (const [k, v] of Object.entries(headers)) void reply.header(k, v);
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
@@ -29,6 +45,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     exception: unknown,
     requestId: string,
   ): { status: number; body: ErrorBody; headers: Record<string, string> } {
+    const mapped = exception instanceof ApiError ? exception : mapDatabaseError(exception);
+    if (mapped) exception = mapped;
     if (exception instanceof ApiError) {
       return {
         status: exception.status,
@@ -81,12 +99,4 @@ export class AllExceptionsFilter implements ExceptionFilter {
       headers: {},
     };
   }
-}
-
-// One-line summary of validation issues for the error message.
-function describeIssues(details: Array<{ path: string; message: string }> | undefined): string {
-  if (!details || details.length === 0) return 'Request validation failed';
-  const first = details[0]!;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
-  return `Invalid request: ${first.path}: ${first.message}${more}`;
 }

@@ -1,15 +1,12 @@
-// Cursor pagination shared by every list: opaque base64url keyset cursors, `limit` 1–200, `{ items, nextCursor }`.
+// Cursor pagination shared by every list: signed keyset cursors (cursor.ts), `limit` 1–200, `{ items, nextCursor }`.
 import { z } from 'zod';
-import { ApiError } from './api-error';
+import { signCursor, timeIdKey, type TimeIdKey, verifyCursor } from './cursor';
+import { cursorParam, DEFAULT_LIMIT, limitParam } from './query';
 
-export const DEFAULT_LIMIT = 50;
-export const MAX_LIMIT = 200;
+export { cursorParam, DEFAULT_LIMIT, MAX_LIMIT } from './query';
 
 /** Query parameters every list accepts. */
-export const paginationQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe('Page size (1–200)'),
-  cursor: z.string().max(1000).optional().describe('Opaque cursor from the previous page'),
-});
+export const paginationQuerySchema = z.object({ limit: limitParam(DEFAULT_LIMIT), cursor: cursorParam() });
 
 // Builds the response schema `{ items, nextCursor }` for an item schema.
 export function pageSchema<T extends z.ZodType>(item: T) {
@@ -24,38 +21,28 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-// Encodes a keyset position as an opaque cursor.
-export function encodeCursor(key: Record<string, string | number>): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+// Encodes a keyset position of list `list` as a signed opaque cursor (see cursor.ts).
+export function encodeCursor(list: string, key: Record<string, string | number>): string {
+  return signCursor(list, key);
 }
 
-// Decodes a cursor against the keyset shape this list uses; 400 naming `cursor` when it is not one of ours.
-export function decodeCursor<T extends z.ZodType>(cursor: string | undefined, shape: T): z.infer<T> | undefined {
-  if (cursor === undefined || cursor === '') return undefined;
-  let value: unknown;
-  try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw badCursor();
-  }
-  const parsed = shape.safeParse(value);
-  if (!parsed.success) throw badCursor();
-  return parsed.data;
-}
-
-function badCursor(): ApiError {
-  return new ApiError('validation_failed', 'Invalid cursor: pass the nextCursor of a previous page unchanged', [
-    { path: '$.cursor', message: 'not a cursor of this list', code: 'invalid_cursor' },
-  ]);
+// Decodes a cursor this server issued for `list` against the keyset shape the list uses; 400 naming `cursor`
+// for anything else (another list's cursor, a tampered or crafted one, a position outside the shape).
+export function decodeCursor<T extends z.ZodType>(
+  list: string,
+  cursor: string | undefined | null,
+  shape: T,
+): z.infer<T> | undefined {
+  return verifyCursor(list, cursor, shape);
 }
 
 /** Keyset position on (createdAt, id). */
-export const createdAtIdKey = z.object({ t: z.iso.datetime(), id: z.uuid() });
-export type CreatedAtIdKey = z.infer<typeof createdAtIdKey>;
+export const createdAtIdKey = timeIdKey;
+export type CreatedAtIdKey = TimeIdKey;
 
-// Turns `limit + 1` fetched rows into a page; `keyOf` gives the cursor key of the last row shown.
+// Turns `limit + 1` fetched rows of list `list` into a page; `keyOf` gives the cursor key of the last row shown.
 export function toPage<R, T>(
+  list: string,
   rows: R[],
   limit: number,
   map: (row: R) => T,
@@ -64,7 +51,7 @@ export function toPage<R, T>(
   const more = rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;
   const last = shown[shown.length - 1];
-  return { items: shown.map(map), nextCursor: more && last !== undefined ? encodeCursor(keyOf(last)) : null };
+  return { items: shown.map(map), nextCursor: more && last !== undefined ? encodeCursor(list, keyOf(last)) : null };
 }
 
 // Prisma `where` for "after this (createdAt, id) position" in descending order.

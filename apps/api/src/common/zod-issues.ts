@@ -1,8 +1,13 @@
-// Flattens zod issues into { path, message } pairs with JSON-path style locations.
+// Flattens zod issues into located { path, in, message, code } details with JSON-path style locations.
 import type { ZodError } from 'zod';
 
+/** Where in the request a problem is: a query parameter, a path parameter, the body or a header. */
+export type IssueLocation = 'query' | 'path' | 'body' | 'header';
+
+/** One validation problem (the items of `error.details` on a 400 validation_failed). */
 export interface IssueDetail {
   path: string;
+  in?: IssueLocation;
   message: string;
   code: string;
 }
@@ -18,7 +23,12 @@ export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
   return out;
 }
 
-// Converts a ZodError into located issue details.
-export function zodIssues(error: ZodError): IssueDetail[] {
-  return error.issues.map((issue) => ({ path: jsonPath(issue.path), message: issue.message, code: issue.code }));
+// Converts a ZodError into located issue details (`where`: which part of the request was validated).
+export function zodIssues(error: ZodError, where?: IssueLocation): IssueDetail[] {
+  return error.issues.map((issue) => ({
+    path: jsonPath(issue.path),
+    ...(where ? { in: where } : {}),
+    message: issue.message,
+    code: issue.code,
+  }));
 }

@@ -1,5 +1,6 @@
 // The API/worker configuration: parsed once at boot from the environment by a zod schema.
 import { z } from 'zod';
+import { isTrustEntry } from '../common/client-address';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -38,8 +39,36 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_PRETTY: bool.default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  /** Admin token to create on first start instead of a random one (printed once otherwise). */
-  HOOKWARDEN_BOOTSTRAP_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Admin token to create on first start instead of a random one (printed once otherwise). Must look like the
+   *  tokens the API issues (`hwt_` prefix), since only those are looked up. */
+  HOOKWARDEN_BOOTSTRAP_TOKEN: z
+    .string()
+    .regex(
+      /^hwt_[A-Za-z0-9_-]{28,252}$/,
+      'must be an API token of the form hwt_<28 to 252 characters of A-Z a-z 0-9 _ ->, e.g. hwt_ followed by ' +
+        '`openssl rand -base64 32 | tr "+/" "-_" | tr -d =`',
+    )
+    .optional(),
+  /** Key for signing list cursors (give every instance behind one load balancer the same one). */
+  HOOKWARDEN_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Proxies whose X-Forwarded-For is trusted: comma-separated addresses, CIDR ranges or loopback/linklocal/
+   *  uniquelocal. Empty (default): the socket's peer is the client address, forwarded headers are ignored. */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .refine(isTrustEntry, 'each entry must be an IP address, a CIDR range, loopback, linklocal or uniquelocal'),
+      ),
+    ),
   /** Ed25519 private key (PKCS#8 PEM, or base64 of it) used to sign bundles; generated and stored if absent. */
   HOOKWARDEN_SIGNING_KEY: z.string().min(1).optional(),
   /** Key-encryption key (base64 of 32 random bytes) sealing the private signing keys stored in the database. */
@@ -148,6 +177,7 @@ const OIDC_REQUIRED = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_UR
 /** Variables whose values are secrets: an error names them but never echoes what they hold. */
 const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'HOOKWARDEN_BOOTSTRAP_TOKEN',
+  'HOOKWARDEN_CURSOR_SECRET',
   'HOOKWARDEN_SIGNING_KEY',
   'HOOKWARDEN_KEK',
   'HOOKWARDEN_KEK_PREVIOUS',

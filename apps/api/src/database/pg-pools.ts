@@ -1,5 +1,7 @@
-// Plain pg pools for the hook-run tables (partitioned, outside Prisma): one for ingest writes, one for auditor reads.
-import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
+// The process's two PostgreSQL pools: `write` (the primary: every change, PrismaService, ingest COPY) and `read`
+// (auditor queries and exports: DATABASE_READ_URL, a replica when configured; ReadPrismaService). Each holds at most
+// DATABASE_POOL_MAX connections. Provided by the DatabaseModule (database.module.ts).
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -22,7 +24,7 @@ export function guardPool(pool: pg.Pool, onError: (err: Error) => void = () => u
 
 @Injectable()
 export class PgPools implements OnModuleDestroy {
-  /** Primary: ingest, maintenance. */
+  /** Primary: every change (Prisma, ingest, maintenance). */
   readonly write: pg.Pool;
   /** Auditor queries and exports (DATABASE_READ_URL, a replica when configured). */
   readonly read: pg.Pool;
@@ -44,7 +46,3 @@ export class PgPools implements OnModuleDestroy {
     await Promise.allSettled([this.write.end(), this.read.end()]);
   }
 }
-
-@Global()
-@Module({ providers: [PgPools], exports: [PgPools] })
-export class PgPoolsModule {}

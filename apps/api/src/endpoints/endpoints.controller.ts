@@ -1,6 +1,8 @@
 // Admin routes: enrolled endpoints.
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
+import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
@@ -14,6 +16,10 @@ export class EndpointsController {
   constructor(private readonly endpoints: EndpointsService) {}
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'List endpoints',
+    description: 'Filter by group, state and platform; cursor-paginated by enrollment time.',
+  })
   @Get()
   @ApiOkResponse({ type: EndpointPageDto })
   list(@Query() q: ListEndpointsQueryDto): Promise<EndpointPageDto> {
@@ -21,16 +27,24 @@ export class EndpointsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'One endpoint',
+    description: 'The endpoint with its applied and target revision, counters and last status report.',
+    errors: [404],
+  })
   @Get(':id')
   @ApiOkResponse({ type: EndpointViewDto })
-  get(@Param('id', new ParseUUIDPipe()) id: string): Promise<EndpointViewDto> {
+  get(@Param('id', UuidParamPipe) id: string): Promise<EndpointViewDto> {
     return this.endpoints.get(id);
   }
 
   @Roles('admin')
   @Post(':id/move')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Move an endpoint to another group' })
+  @ApiOperation({
+    summary: 'Move an endpoint to another group',
+    description: "Its agent is told at once, fetches its new signed assignment and applies the new group's bundle.",
+  })
   @ApiOkResponse({
     type: EndpointViewDto,
     description:
@@ -40,7 +54,7 @@ export class EndpointsController {
   })
   @ApiNotFoundResponse({ description: 'No such endpoint, or no such group.' })
   move(
-    @Param('id', new ParseUUIDPipe()) id: string,
+    @Param('id', UuidParamPipe) id: string,
     @Body() body: MoveEndpointDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<EndpointViewDto> {
@@ -48,10 +62,15 @@ export class EndpointsController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Revoke an endpoint',
+    description: 'Its credential stops working at once on every instance; held long polls end with 401.',
+    errors: [404],
+  })
   @Post(':id/revoke')
   @HttpCode(200)
   @ApiOkResponse({ type: EndpointViewDto, description: 'The endpoint; its agent gets 401 from now on.' })
-  revoke(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
+  revoke(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
     return this.endpoints.revoke(id, ctx);
   }
 }

@@ -1,14 +1,15 @@
 // Request/response schemas of the admin endpoint routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { cursorParam, limitParam, queryText, uuidParam } from '../common/query';
 
 export const listEndpointsQuerySchema = z
   .object({
-    groupId: z.uuid().optional(),
+    groupId: uuidParam().optional(),
     state: z.enum(['pending', 'applied', 'failed', 'drifted', 'revoked']).optional(),
-    platform: z.string().min(1).max(32).optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
-    cursor: z.string().max(500).optional().describe('The nextCursor of the previous page'),
+    platform: queryText(32).optional(),
+    limit: limitParam(),
+    cursor: cursorParam(),
   })
   .strict();
 export class ListEndpointsQueryDto extends createZodDto(listEndpointsQuerySchema) {}

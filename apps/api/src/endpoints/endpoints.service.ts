@@ -2,28 +2,26 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthService } from '../auth/auth.service';
+import { z } from 'zod';
 import { ApiError } from '../common/api-error';
+import { signCursor, verifyCursor } from '../common/cursor';
+import { isoTime } from '../common/query';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import type { EndpointView } from './endpoints.dto';
 import { type EndpointFilter, type EndpointRow, EndpointsRepository } from './endpoints.repository';
 
-// Encodes a keyset position as an opaque cursor.
+/** The shape of an endpoint-list cursor position (enrolledAt, id). */
+const endpointKey = z.object({ t: isoTime(), id: z.guid() }).strict();
+
+// Encodes a keyset position as a signed opaque cursor.
 function encodeCursor(row: EndpointRow): string {
-  return Buffer.from(JSON.stringify([row.enrolledAt.toISOString(), row.id])).toString('base64url');
+  return signCursor('endpoints', { t: row.enrolledAt.toISOString(), id: row.id });
 }
 
-// Decodes a cursor or throws a 400 naming the parameter.
-function decodeCursor(cursor: string): { enrolledAt: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const enrolledAt = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(enrolledAt.getTime())) throw new Error('bad');
-    return { enrolledAt, id };
-  } catch {
-    throw new ApiError('validation_failed', 'Invalid cursor', [
-      { path: '$.cursor', message: 'not a cursor from this API' },
-    ]);
-  }
+// Decodes a cursor this server issued for this list, or throws a 400 naming the parameter.
+function decodeCursor(cursor: string | undefined): { enrolledAt: Date; id: string } | undefined {
+  const key = verifyCursor('endpoints', cursor, endpointKey);
+  return key ? { enrolledAt: new Date(key.t), id: key.id } : undefined;
 }
 
 @Injectable()
@@ -62,7 +60,7 @@ export class EndpointsService {
 
   // One page of endpoints.
   async list(filter: EndpointFilter, limit: number, cursor?: string) {
-    const rows = await this.repo.list(filter, limit + 1, cursor ? decodeCursor(cursor) : undefined);
+    const rows = await this.repo.list(filter, limit + 1, decodeCursor(cursor));
     const page = rows.slice(0, limit);
     const versions = await this.repo.versionsOfReleases([
       ...new Set(page.map((r) => r.appliedReleaseId).filter((x): x is string => !!x)),
@@ -90,7 +88,7 @@ export class EndpointsService {
       throw new ApiError('not_found', `Group ${groupId} not found`, [{ path: '$.groupId', message: 'no such group' }]);
     }
     if (r.moved) {
-      this.auth.invalidate();
+      this.auth.invalidateEndpoint(id);
       await this.events.publishCredentialRotated(id);
     }
     const versions = await this.repo.versionsOfReleases(r.row.appliedReleaseId ? [r.row.appliedReleaseId] : []);
@@ -101,7 +99,7 @@ export class EndpointsService {
   async revoke(id: string, ctx: AuditContext): Promise<EndpointView> {
     const row = await this.repo.revoke(id, ctx);
     if (!row) throw new ApiError('not_found', `Endpoint ${id} not found`);
-    this.auth.invalidate();
+    this.auth.invalidateEndpoint(id);
     await this.events.publishRevoked(id);
     const versions = await this.repo.versionsOfReleases(row.appliedReleaseId ? [row.appliedReleaseId] : []);
     return this.view(row, versions);

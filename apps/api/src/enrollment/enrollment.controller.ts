@@ -1,6 +1,8 @@
 // Admin routes for a group's enrollment secrets.
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
+import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { Roles } from '../auth/auth.decorators';
@@ -19,10 +21,15 @@ export class EnrollmentController {
   constructor(private readonly enrollment: EnrollmentService) {}
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Create an enrollment secret',
+    description: 'The secret is shown only in this answer.',
+    errors: [404],
+  })
   @Post('groups/:groupId/enrollment-secrets')
   @ApiCreatedResponse({ type: CreatedEnrollmentSecretDto, description: 'The secret is shown only in this answer.' })
   create(
-    @Param('groupId', new ParseUUIDPipe()) groupId: string,
+    @Param('groupId', UuidParamPipe) groupId: string,
     @Body() body: CreateEnrollmentSecretDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<CreatedEnrollmentSecretDto> {
@@ -30,20 +37,27 @@ export class EnrollmentController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: "List a group's enrollment secrets",
+    description: 'Every secret of the group with its prefix, uses and state; never the secret itself.',
+    errors: [404],
+  })
   @Get('groups/:groupId/enrollment-secrets')
   @ApiOkResponse({ type: EnrollmentSecretListDto })
-  list(@Param('groupId', new ParseUUIDPipe()) groupId: string): Promise<EnrollmentSecretListDto> {
+  list(@Param('groupId', UuidParamPipe) groupId: string): Promise<EnrollmentSecretListDto> {
     return this.enrollment.list(groupId);
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Revoke an enrollment secret',
+    description: 'Machines can no longer enroll with it; enrolled endpoints are not affected.',
+    errors: [404],
+  })
   @Post('enrollment-secrets/:id/revoke')
   @HttpCode(200)
   @ApiOkResponse({ type: EnrollmentSecretViewDto })
-  revoke(
-    @Param('id', new ParseUUIDPipe()) id: string,
-    @AuditCtx() ctx: AuditContext,
-  ): Promise<EnrollmentSecretViewDto> {
+  revoke(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EnrollmentSecretViewDto> {
     return this.enrollment.revoke(id, ctx);
   }
 }

@@ -1,5 +1,5 @@
 // Request/response schemas of enrollment secrets and of agent enrollment.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { keyListSchema, trustedKeySchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EnrollmentSecret } from '@prisma/client';
 import type { AuditContext } from '../audit-log/audit-log.writer';
+import { AuthRateLimitService } from '../auth/auth-rate-limit.service';
 import { AuthService } from '../auth/auth.service';
 import { AGENT_TOKEN_PREFIX, ENROLL_SECRET_PREFIX, hashSecret, newSecret, secretPrefix } from '../auth/principal';
 import { ApiError } from '../common/api-error';
@@ -33,6 +34,7 @@ export class EnrollmentService {
     private readonly repo: EnrollmentRepository,
     private readonly signing: SigningService,
     private readonly auth: AuthService,
+    private readonly rateLimit: AuthRateLimitService,
     private readonly events: BundleEventsService,
     private readonly assignment: AssignmentService,
   ) {}
@@ -84,15 +86,20 @@ export class EnrollmentService {
   async enroll(
     secret: string | undefined,
     input: { hostname: string; platform: string; machineId: string; agentVersion: string },
+    clientIp: string,
   ) {
+    // A failed attempt counts against the client's address (429 once over AUTH_FAILURE_LIMIT, like bad credentials).
     if (!secret || !secret.startsWith(ENROLL_SECRET_PREFIX)) {
-      throw new ApiError(
-        'unauthorized',
-        'An enrollment secret (hws_…) is required in the body or as the bearer',
-        undefined,
-        {
-          'www-authenticate': 'Bearer',
-        },
+      throw await this.rateLimit.refuse(
+        clientIp,
+        new ApiError(
+          'unauthorized',
+          'An enrollment secret (hws_…) is required in the body or as the bearer',
+          undefined,
+          {
+            'www-authenticate': 'Bearer',
+          },
+        ),
       );
     }
     const credential = newSecret(AGENT_TOKEN_PREFIX);
@@ -102,12 +109,15 @@ export class EnrollmentService {
       credentialHash: hashSecret(credential),
     });
     if (!result.ok) {
-      throw new ApiError('unauthorized', 'The enrollment secret is unknown, revoked, expired or used up', undefined, {
-        'www-authenticate': 'Bearer',
-      });
+      throw await this.rateLimit.refuse(
+        clientIp,
+        new ApiError('unauthorized', 'The enrollment secret is unknown, revoked, expired or used up', undefined, {
+          'www-authenticate': 'Bearer',
+        }),
+      );
     }
     if (result.reenrolled) {
-      this.auth.invalidate();
+      this.auth.invalidateEndpoint(result.endpointId);
       await this.events.publishCredentialRotated(result.endpointId);
     }
     return {

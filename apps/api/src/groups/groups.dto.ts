@@ -1,6 +1,7 @@
 // Request/response schemas of the endpoint-group routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { freeText, nameText } from '../common/text';
 
@@ -32,7 +33,7 @@ export class GroupViewDto extends createZodDto(groupViewSchema) {}
 export class GroupPageDto extends createZodDto(pageSchema(groupViewSchema)) {}
 
 export const listGroupsQuerySchema = paginationQuerySchema.extend({
-  namePrefix: z.string().max(100).optional().describe('Only groups whose name starts with this'),
+  namePrefix: queryText(100).optional().describe('Only groups whose name starts with this'),
 });
 export class ListGroupsQueryDto extends createZodDto(listGroupsQuerySchema) {}
 

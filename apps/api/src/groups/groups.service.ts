@@ -32,9 +32,9 @@ export class GroupsService {
 
   // Lists groups newest first.
   async list(query: { limit: number; cursor?: string; namePrefix?: string }): Promise<Page<GroupView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = decodeCursor('groups', query.cursor, createdAtIdKey);
     const rows = await this.groups.list(query.namePrefix, query.limit + 1, after);
-    return toPage(rows, query.limit, toGroupView, (g) => ({ t: g.createdAt.toISOString(), id: g.id }));
+    return toPage('groups', rows, query.limit, toGroupView, (g) => ({ t: g.createdAt.toISOString(), id: g.id }));
   }
 
   // One group; 404 when absent.

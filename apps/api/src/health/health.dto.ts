@@ -1,5 +1,5 @@
 // Response schemas of the health probes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
 export class LivenessDto extends createZodDto(z.object({ status: z.literal('ok') })) {}

@@ -1,6 +1,9 @@
 // Checks that PostgreSQL and Redis answer, each within a short deadline.
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/api-error';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { PgPools } from '../database/pg-pools';
 import { PrismaService } from '../prisma/prisma.service';
 import { RedisService } from '../redis/redis.module';
 
@@ -32,16 +35,28 @@ export class HealthService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly redis: RedisService,
+    private readonly pools: PgPools,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   // Throws a 503 naming every failing dependency.
   async readiness(): Promise<Readiness> {
-    const [pg, redis] = await Promise.allSettled([
+    const [pg, pgRead, redis] = await Promise.allSettled([
       withDeadline(this.prisma.$queryRaw`SELECT 1`, 'postgresql'),
+      // The pool auditor reads and exports use (a replica when DATABASE_READ_URL is set).
+      withDeadline(this.pools.read.query('SELECT 1'), 'postgresql (read pool)'),
       withDeadline(this.redis.client.ping(), 'redis'),
     ]);
     const failing: Record<string, string> = {};
+    // A separate read database is its own dependency; otherwise both checks are "postgresql".
+    const separate = !!this.config.DATABASE_READ_URL && this.config.DATABASE_READ_URL !== this.config.DATABASE_URL;
+    const readName = separate ? 'postgresql_read' : 'postgresql';
     if (pg.status === 'rejected') failing.postgresql = errorText(pg.reason);
+    if (pgRead.status === 'rejected') {
+      failing[readName] = failing[readName]
+        ? `${failing[readName]}; ${errorText(pgRead.reason)}`
+        : errorText(pgRead.reason);
+    }
     if (redis.status === 'rejected') failing.redis = errorText(redis.reason);
     const names = Object.keys(failing);
     if (names.length > 0) {
@@ -52,7 +67,7 @@ export class HealthService {
         { 'retry-after': '5' },
       );
     }
-    return { status: 'ready', checks: { postgresql: 'ok', redis: 'ok' } };
+    return { status: 'ready', checks: { postgresql: 'ok', [readName]: 'ok', redis: 'ok' } };
   }
 }
 

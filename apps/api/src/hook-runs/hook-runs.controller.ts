@@ -1,6 +1,7 @@
 // Auditor API over hook runs (roles auditor and admin).
 import { Controller, Get, Param, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import type { FastifyReply } from 'fastify';
 import { ReadRoles } from '../auth/auth.decorators';
 import {
@@ -25,6 +26,7 @@ export class HookRunsController {
   constructor(private readonly runs: HookRunsService) {}
 
   @ReadRoles()
+  @ApiDoc({ summary: 'List hook runs', description: 'Filtered, newest first, cursor-paginated.' })
   @Get('hook-runs')
   @ApiOkResponse({ type: HookRunPageDto, description: 'Newest first; pass nextCursor as cursor for the next page.' })
   async list(
@@ -39,6 +41,11 @@ export class HookRunsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'Export hook runs',
+    description:
+      'Every matching run streamed as NDJSON (full records) or CSV, oldest first. An export answers an error status if the query fails before its first byte.',
+  })
   @Get('hook-runs/export')
   @ApiProduces('application/x-ndjson', 'text/csv')
   @ApiOkResponse({
@@ -59,6 +66,10 @@ export class HookRunsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'Hook-run counts per hour or day',
+    description: 'Counts by event, decision and status per UTC bucket (default range: the last 24 hours).',
+  })
   @Get('hook-runs/stats')
   @ApiOkResponse({ type: StatsDto, description: 'Counts by event, decision and status per hour or day.' })
   stats(@Query() q: StatsQueryDto): Promise<StatsDto> {
@@ -66,6 +77,11 @@ export class HookRunsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'Top failing or blocking hooks',
+    description:
+      'The hooks with the most failures or timeouts (`kind=failing`) or deny/block decisions (`kind=blocking`) in the range (default: the last 24 hours).',
+  })
   @Get('hook-runs/top')
   @ApiOkResponse({ type: TopDto, description: 'The hooks failing (failed/timed out) or blocking (deny/block) most.' })
   top(@Query() q: TopQueryDto): Promise<TopDto> {
@@ -73,6 +89,7 @@ export class HookRunsController {
   }
 
   @ReadRoles()
+  @ApiDoc({ summary: 'One hook run', description: "The run's columns and the full record as uploaded.", errors: [404] })
   @Get('hook-runs/:id')
   @ApiOkResponse({ type: HookRunDto })
   @ApiNotFoundResponse({ description: 'No run with this id.' })
@@ -81,6 +98,7 @@ export class HookRunsController {
   }
 
   @ReadRoles()
+  @ApiDoc({ summary: 'Chain findings', description: 'Missing ranges, broken links and spool drops, newest first.' })
   @Get('findings')
   @ApiOkResponse({ type: FindingPageDto, description: 'Chain findings (missing ranges, broken links, drops).' })
   findings(@Query() q: FindingsQueryDto): Promise<FindingPageDto> {

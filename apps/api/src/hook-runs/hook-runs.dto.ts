@@ -1,48 +1,39 @@
 // Query and response shapes of the auditor hook-run API.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { cursorParam } from '../common/pagination';
+import { boolParam, isoTime, limitParam, queryText, queryTextList, uuidParam } from '../common/query';
 import { hookRunApiSchema } from '../database/hook-run-columns';
 
-const csv = z
-  .string()
-  .min(1)
-  .transform((s) =>
-    s
-      .split(',')
-      .map((v) => v.trim())
-      .filter(Boolean),
-  );
+const csv = queryTextList(20, 200);
 
-/** Filters shared by listing, export, stats and top. */
+/** Filters shared by listing, export, stats and top (every value checked here before it can reach SQL). */
 export const hookRunFiltersSchema = z.object({
-  endpointId: z.guid().optional(),
-  groupId: z.guid().optional(),
+  endpointId: uuidParam().optional(),
+  groupId: uuidParam().optional(),
   event: csv.optional().describe('event name(s), comma-separated'),
-  toolName: z.string().min(1).optional(),
+  toolName: queryText().optional(),
   decision: csv.optional().describe('decision(s), comma-separated (e.g. deny,block)'),
   status: csv
     .pipe(z.array(z.enum(['ran', 'skipped', 'failed', 'timed_out'])))
     .optional()
     .describe('ran, skipped, failed, timed_out (comma-separated)'),
-  skipReason: z.string().min(1).optional(),
-  hookKey: z.string().min(1).optional(),
-  hookHash: z.string().min(1).optional(),
-  managed: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional(),
-  policyRevision: z.string().min(1).optional().describe('policy revision in force on the endpoint'),
-  policyDigest: z.string().min(1).optional(),
-  sessionId: z.string().min(1).optional(),
-  toolCommand: z.string().min(1).max(200).optional().describe('substring of the tool command (case-insensitive)'),
-  from: z.iso.datetime({ offset: true }).optional().describe('inclusive start time'),
-  to: z.iso.datetime({ offset: true }).optional().describe('exclusive end time'),
+  skipReason: queryText().optional(),
+  hookKey: queryText(1000).optional(),
+  hookHash: queryText().optional(),
+  managed: boolParam().optional(),
+  policyRevision: queryText().optional().describe('policy revision in force on the endpoint'),
+  policyDigest: queryText().optional(),
+  sessionId: queryText().optional(),
+  toolCommand: queryText(200).optional().describe('substring of the tool command (case-insensitive)'),
+  from: isoTime().optional().describe('inclusive start time (ISO 8601, 1970..9000)'),
+  to: isoTime().optional().describe('exclusive end time (ISO 8601, 1970..9000)'),
 });
 export type HookRunFilters = z.infer<typeof hookRunFiltersSchema>;
 
 export const listHookRunsQuerySchema = hookRunFiltersSchema.extend({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().min(1).optional().describe('opaque cursor from nextCursor'),
+  limit: limitParam(),
+  cursor: cursorParam(),
 });
 export class ListHookRunsQueryDto extends createZodDto(listHookRunsQuerySchema) {}
 
@@ -54,7 +45,7 @@ export class StatsQueryDto extends createZodDto(statsQuerySchema) {}
 
 export const topQuerySchema = hookRunFiltersSchema.extend({
   kind: z.enum(['failing', 'blocking']),
-  limit: z.coerce.number().int().min(1).max(100).default(10),
+  limit: limitParam(10, 100),
 });
 export class TopQueryDto extends createZodDto(topQuerySchema) {}
 
@@ -91,15 +82,12 @@ export const topSchema = z.object({
 export class TopDto extends createZodDto(topSchema) {}
 
 export const findingsQuerySchema = z.object({
-  endpointId: z.guid().optional(),
-  groupId: z.guid().optional(),
+  endpointId: uuidParam().optional(),
+  groupId: uuidParam().optional(),
   kind: z.enum(['missing_range', 'broken_link', 'dropped', 'quarantined']).optional(),
-  includeResolved: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .default(false),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().min(1).optional(),
+  includeResolved: boolParam().default(false),
+  limit: limitParam(),
+  cursor: cursorParam(),
 });
 export class FindingsQueryDto extends createZodDto(findingsQuerySchema) {}
 
@@ -118,5 +106,5 @@ export const findingPageSchema = z.object({ items: z.array(findingSchema), nextC
 export class FindingPageDto extends createZodDto(findingPageSchema) {}
 export type Finding = z.infer<typeof findingSchema>;
 
-export const hookRunIdParamSchema = z.object({ id: z.uuid() });
+export const hookRunIdParamSchema = z.object({ id: uuidParam() });
 export class HookRunIdParamDto extends createZodDto(hookRunIdParamSchema) {}

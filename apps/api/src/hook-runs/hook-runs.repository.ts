@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Readable, Transform } from 'node:stream';
 import { to as copyTo } from 'pg-copy-streams';
-import { PrismaService } from '../prisma/prisma.service';
+import { ReadPrismaService } from '../prisma/prisma.service';
 import { PgPools } from '../database/pg-pools';
 import type { Finding, HookRunFilters } from './hook-runs.dto';
 import type { HookRunRow } from '../database/hook-run-columns';
@@ -25,7 +25,8 @@ export type { HookRunRow };
 export class HookRunsRepository {
   constructor(
     private readonly pools: PgPools,
-    private readonly prisma: PrismaService,
+    /** Auditor reads (findings): on the read pool. */
+    private readonly prisma: ReadPrismaService,
   ) {}
 
   // One page, newest first, strictly after the keyset position when given; fetches limit+1 to know if more exist.

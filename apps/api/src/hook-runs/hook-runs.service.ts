@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
+import { primed } from '../common/streams';
 import type {
   FindingsQueryDto,
   HookRunDto,
@@ -25,11 +26,12 @@ export class HookRunsService {
   // record text is spliced in as is, no parse and re-serialize).
   // Pages beyond STREAM_ABOVE items are streamed in chunks (serialized as the socket drains, never one big string).
   async listJson(q: ListHookRunsQueryDto): Promise<string | Readable> {
-    const rows = await this.repository.page(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
+    const rows = await this.repository.page(q, decodeCursor('hook-runs', q.cursor), q.limit);
     const more = rows.length > q.limit;
     const page = rows.slice(0, q.limit);
     const lastRow = page[page.length - 1];
-    const nextCursor = more && lastRow ? encodeCursor({ t: lastRow.startedAt.toISOString(), i: lastRow.id }) : null;
+    const nextCursor =
+      more && lastRow ? encodeCursor('hook-runs', { t: lastRow.startedAt.toISOString(), i: lastRow.id }) : null;
     const tail = `],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
     if (page.length <= STREAM_ABOVE) return `{"items":[${serializeItems(page, 0, page.length)}${tail}`;
     return Readable.from(
@@ -52,9 +54,10 @@ export class HookRunsService {
     return { ...flat, record: JSON.parse(flat.record) as Record<string, unknown> };
   }
 
-  // A streamed export of the filtered runs.
-  export(filters: HookRunFilters, format: 'ndjson' | 'csv'): Promise<Readable> {
-    return this.repository.exportStream(filters, format);
+  // A streamed export of the filtered runs; resolves once the first byte is there, so a failing query answers an
+  // error instead of a 200 with a cut body.
+  async export(filters: HookRunFilters, format: 'ndjson' | 'csv'): Promise<Readable> {
+    return primed(await this.repository.exportStream(filters, format));
   }
 
   // Counts per bucket by event, decision and status.
@@ -94,12 +97,12 @@ export class HookRunsService {
 
   // Findings (gaps, broken links, drops), newest first.
   async findings(q: FindingsQueryDto): Promise<{ items: Finding[]; nextCursor: string | null }> {
-    const rows = await this.repository.findings(q, q.cursor ? decodeCursor(q.cursor) : null, q.limit);
+    const rows = await this.repository.findings(q, decodeCursor('findings', q.cursor), q.limit);
     const items = rows.slice(0, q.limit);
     const last = items[items.length - 1];
     return {
       items,
-      nextCursor: rows.length > q.limit && last ? encodeCursor({ t: last.detectedAt, i: last.id }) : null,
+      nextCursor: rows.length > q.limit && last ? encodeCursor('findings', { t: last.detectedAt, i: last.id }) : null,
     };
   }
 }

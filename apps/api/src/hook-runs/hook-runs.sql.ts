@@ -1,5 +1,7 @@
 // SQL fragments for hook-run queries: WHERE clauses from filters (bound or inlined for COPY) and keyset cursors.
-import { ApiError } from '../common/api-error';
+import { z } from 'zod';
+import { signCursor, verifyCursor } from '../common/cursor';
+import { isoTime } from '../common/query';
 import { bucketSql } from '../database/hourly-counts';
 import {
   API_SELECT,
@@ -75,22 +77,17 @@ export interface Keyset {
   i: string;
 }
 
-// Encodes a keyset position as an opaque cursor.
-export function encodeCursor(k: Keyset): string {
-  return Buffer.from(JSON.stringify([k.t, k.i])).toString('base64url');
+/** The shape of a hook-run or finding cursor position. */
+const keysetShape = z.object({ t: isoTime(), i: z.guid() }).strict();
+
+// Encodes a keyset position of `list` as a signed opaque cursor (the API's one cursor codec).
+export function encodeCursor(list: 'hook-runs' | 'findings', k: Keyset): string {
+  return signCursor(list, { t: k.t, i: k.i });
 }
 
-// Decodes a cursor; 400 when it was not produced by this API.
-export function decodeCursor(cursor: string): Keyset {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') {
-      if (!Number.isNaN(Date.parse(v[0])) && /^[0-9a-f-]{36}$/i.test(v[1])) return { t: v[0], i: v[1] };
-    }
-  } catch {
-    // fall through
-  }
-  throw new ApiError('bad_request', 'Invalid cursor (use nextCursor from a previous page)', { path: '$.cursor' });
+// Decodes a cursor this server issued for `list`; null for none; 400 naming `cursor` otherwise.
+export function decodeCursor(list: 'hook-runs' | 'findings', cursor: string | undefined): Keyset | null {
+  return verifyCursor(list, cursor, keysetShape) ?? null;
 }
 
 /** One row of the stats aggregate. */

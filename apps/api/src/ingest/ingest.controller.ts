@@ -10,6 +10,7 @@ import {
   ApiTooManyRequestsResponse,
   ApiServiceUnavailableResponse,
 } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { AgentRoute, CurrentPrincipal } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { DROPPED_HEADER, UploadAcceptedDto } from './ingest.dto';
@@ -23,6 +24,12 @@ export class IngestController {
   constructor(private readonly ingest: IngestService) {}
 
   @AgentRoute()
+  @ApiDoc({
+    summary: 'Upload hook-run records',
+    description:
+      'Gzip NDJSON or a JSON array; 202 means queued for ingest. 400 names the line and field; 413 beyond the inflated size cap; 429/503 with Retry-After mean keep the spool and retry.',
+    errors: [413, 415, 503],
+  })
   @Post('hook-runs')
   @HttpCode(202)
   @ApiConsumes(NDJSON, 'application/json')

@@ -1,5 +1,5 @@
 // Request/response shapes of the hook-run upload.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
 export const uploadAcceptedSchema = z.object({

@@ -79,7 +79,10 @@ export class InventoryController {
 
   @ReadRoles()
   @Get('v1/inventory/plugins')
-  @ApiOperation({ summary: 'Plugins installed across the fleet' })
+  @ApiOperation({
+    summary: 'Plugins installed across the fleet',
+    description: 'Each plugin with the endpoints and hooks it brings, and where one of its hooks is untrusted.',
+  })
   @ApiOkResponse({ type: FleetPluginListDto })
   plugins(@Query() query: InventoryFindingsQueryDto): Promise<FleetPluginListDto> {
     return this.inventory.plugins(query.groupId);
@@ -109,7 +112,10 @@ export class InventoryController {
 
   @ReadRoles()
   @Get('v1/endpoints/:id/inventory')
-  @ApiOperation({ summary: "An endpoint's latest hook inventory" })
+  @ApiOperation({
+    summary: "An endpoint's latest hook inventory",
+    description: 'The last report its agent sent, with when it was collected, received and last changed.',
+  })
   @ApiOkResponse({ type: EndpointInventoryDto })
   @ApiResponse({ status: 404, description: ERRORS[404] })
   endpoint(@Param() params: EndpointIdParamDto): Promise<unknown> {
@@ -131,7 +137,10 @@ export class InventoryController {
 
   @ReadRoles()
   @Get('v1/inventory/denied-hashes')
-  @ApiOperation({ summary: 'Known-bad hook hashes' })
+  @ApiOperation({
+    summary: 'Known-bad hook hashes',
+    description: 'The deny list: hook definition hashes that become findings wherever they appear.',
+  })
   @ApiOkResponse({ type: DeniedHashListDto })
   denied(): Promise<{ items: unknown[] }> {
     return this.inventory.deniedHashes();
@@ -150,7 +159,10 @@ export class InventoryController {
 
   @Roles('admin')
   @Delete('v1/inventory/denied-hashes/:hash')
-  @ApiOperation({ summary: 'Remove a known-bad hook hash' })
+  @ApiOperation({
+    summary: 'Remove a known-bad hook hash',
+    description: 'Matching hooks stop being findings; audited.',
+  })
   @ApiOkResponse({ type: RemovedDto, description: 'Removed' })
   @ApiResponse({ status: 404, description: ERRORS[404] })
   undeny(@Param() params: HashParamDto, @AuditCtx() ctx: AuditContext): Promise<{ removed: true }> {

@@ -1,6 +1,7 @@
 // Request/response schemas of inventory uploads, fleet views and the release impact preview.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { isoTime, uuidParam } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { isStorableText } from '../common/text';
 
@@ -18,7 +19,7 @@ const LAYERS = ['system', 'user', 'project', 'session', 'plugin', 'managed'] as 
 const TRUST = ['managed', 'trusted', 'modified', 'untrusted', 'disabled'] as const;
 
 export const fleetHooksQuerySchema = paginationQuerySchema.extend({
-  groupId: z.uuid().optional(),
+  groupId: uuidParam().optional(),
   layer: z.enum(LAYERS).optional(),
   trust: z.enum(TRUST).optional().describe('Only hooks with this trust status somewhere (e.g. untrusted, modified)'),
   program: filterText(512).optional().describe("The command's first word, exactly (e.g. curl)"),
@@ -55,8 +56,8 @@ export const fleetPluginSchema = z.object({
 export class FleetPluginListDto extends createZodDto(z.object({ items: z.array(fleetPluginSchema) })) {}
 
 export const changesQuerySchema = paginationQuerySchema.extend({
-  endpointId: z.uuid().optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
+  endpointId: uuidParam().optional(),
+  since: isoTime().optional(),
 });
 export class ChangesQueryDto extends createZodDto(changesQuerySchema) {}
 
@@ -85,7 +86,7 @@ export const endpointIdParamSchema = z.object({ id: z.uuid() });
 export class EndpointIdParamDto extends createZodDto(endpointIdParamSchema) {}
 
 export const previewQuerySchema = z.object({
-  policyVersionId: z.uuid().describe('The version to preview'),
+  policyVersionId: uuidParam().describe('The version to preview'),
 });
 export class PreviewQueryDto extends createZodDto(previewQuerySchema) {}
 export const groupIdParamSchema = z.object({ groupId: z.uuid() });
@@ -146,5 +147,5 @@ export const inventoryFindingSchema = z.object({
   detail: z.string(),
 });
 export class InventoryFindingListDto extends createZodDto(z.object({ items: z.array(inventoryFindingSchema) })) {}
-export const findingsQuerySchema = z.object({ groupId: z.uuid().optional(), endpointId: z.uuid().optional() });
+export const findingsQuerySchema = z.object({ groupId: uuidParam().optional(), endpointId: uuidParam().optional() });
 export class InventoryFindingsQueryDto extends createZodDto(findingsQuerySchema) {}

@@ -18,7 +18,7 @@ import type { AppConfig } from '../config/config.schema';
 import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
 
-const offsetKey = z.object({ o: z.number().int().min(0).max(10_000_000) });
+const offsetKey = z.object({ o: z.number().int().min(0).max(10_000_000) }).strict();
 
 // The zod issues of a refused inventory as located details (JSON path in the report).
 function details(error: z.ZodError): Array<{ path: string; message: string }> {
@@ -57,10 +57,13 @@ export class InventoryService {
 
   // Hooks across the fleet by definition hash.
   async fleetHooks(query: FleetFilter & { limit: number; cursor?: string }): Promise<Page<FleetHook>> {
-    const offset = decodeCursor(query.cursor, offsetKey)?.o ?? 0;
+    const offset = decodeCursor('inventory-hooks', query.cursor, offsetKey)?.o ?? 0;
     const rows = await this.repo.fleetHooks(query, query.limit + 1, offset);
     const more = rows.length > query.limit;
-    return { items: rows.slice(0, query.limit), nextCursor: more ? encodeCursor({ o: offset + query.limit }) : null };
+    return {
+      items: rows.slice(0, query.limit),
+      nextCursor: more ? encodeCursor('inventory-hooks', { o: offset + query.limit }) : null,
+    };
   }
 
   // Plugins across the fleet.
@@ -77,7 +80,7 @@ export class InventoryService {
     limit: number;
     cursor?: string;
   }): Promise<Page<unknown>> {
-    const offset = decodeCursor(query.cursor, offsetKey)?.o ?? 0;
+    const offset = decodeCursor('inventory-changes', query.cursor, offsetKey)?.o ?? 0;
     const rows = await this.repo.changes(
       {
         ...(query.endpointId ? { endpointId: query.endpointId } : {}),
@@ -89,7 +92,7 @@ export class InventoryService {
     const more = rows.length > query.limit;
     return {
       items: rows.slice(0, query.limit).map((r) => ({ ...r, at: r.at.toISOString() })),
-      nextCursor: more ? encodeCursor({ o: offset + query.limit }) : null,
+      nextCursor: more ? encodeCursor('inventory-changes', { o: offset + query.limit }) : null,
     };
   }
 

@@ -24,6 +24,7 @@ export class MetricsController {
   @Header('cache-control', 'no-store')
   @ApiOperation({
     summary: 'Prometheus metrics: HTTP traffic, long polls, releases, endpoints, ingest, findings, auth',
+    description: 'The Prometheus text exposition format, for a scraper with a token of the metrics role.',
   })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4.', schema: { type: 'string' } })

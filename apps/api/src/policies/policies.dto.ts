@@ -1,6 +1,7 @@
 // Request/response schemas of the policy routes (a policy is a named requirements.toml owned by one group).
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { queryText, uuidParam } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { freeText, nameText } from '../common/text';
 
@@ -38,8 +39,8 @@ export class PolicyViewDto extends createZodDto(policyViewSchema) {}
 export class PolicyPageDto extends createZodDto(pageSchema(policyViewSchema)) {}
 
 export const listPoliciesQuerySchema = paginationQuerySchema.extend({
-  groupId: z.uuid().optional().describe('Only policies of this group'),
-  namePrefix: z.string().max(200).optional().describe('Only policies whose name starts with this'),
+  groupId: uuidParam().optional().describe('Only policies of this group'),
+  namePrefix: queryText(200).optional().describe('Only policies whose name starts with this'),
 });
 export class ListPoliciesQueryDto extends createZodDto(listPoliciesQuerySchema) {}
 

@@ -44,9 +44,9 @@ export class PoliciesService {
     groupId?: string;
     namePrefix?: string;
   }): Promise<Page<PolicyView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = decodeCursor('policies', query.cursor, createdAtIdKey);
     const rows = await this.policies.list(query, query.limit + 1, after);
-    return toPage(rows, query.limit, toPolicyView, (p) => ({ t: p.createdAt.toISOString(), id: p.id }));
+    return toPage('policies', rows, query.limit, toPolicyView, (p) => ({ t: p.createdAt.toISOString(), id: p.id }));
   }
 
   // One policy; 404 when absent.

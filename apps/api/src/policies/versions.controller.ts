@@ -12,6 +12,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import type { FastifyReply } from 'fastify';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -43,6 +44,12 @@ export class VersionsController {
   constructor(private readonly versions: VersionsService) {}
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Author a new policy version',
+    description:
+      'From `toml` or `policy` plus `files`; validated by hook-core. Needs the base version (`baseVersion` or `If-Match`) once a version exists.',
+    errors: [404, 409, 412, 428],
+  })
   @Post()
   @ApiHeader({ name: 'If-Match', required: false, description: 'Quoted digest of the version this edit is based on' })
   @ApiCreatedResponse({ type: VersionViewDto, description: 'A new version (with lint warnings).' })
@@ -77,6 +84,11 @@ export class VersionsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "List a policy's versions",
+    description: 'By version number, cursor-paginated; summaries without file contents.',
+    errors: [404],
+  })
   @Get()
   @ApiOkResponse({ type: VersionPageDto })
   list(@Param() params: PolicyIdParamDto, @Query() query: ListVersionsQueryDto): Promise<Page<VersionSummary>> {
@@ -84,6 +96,12 @@ export class VersionsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'One policy version',
+    description:
+      'With `withContent=true` every file carries its content as base64 with `encoding: "base64"`, so it can be posted back unchanged.',
+    errors: [404],
+  })
   @Get(':n')
   @ApiOkResponse({ type: VersionViewDto })
   get(@Param() params: VersionParamsDto, @Query() query: GetVersionQueryDto): Promise<VersionView> {
@@ -91,6 +109,11 @@ export class VersionsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "The version's canonical requirements.toml",
+    description: 'Byte for byte the file endpoints receive, with its digest as ETag.',
+    errors: [404],
+  })
   @Get(':n/requirements.toml')
   @ApiProduces('text/plain')
   @ApiOkResponse({ schema: { type: 'string' }, description: 'The canonical requirements.toml, byte for byte.' })
@@ -101,6 +124,11 @@ export class VersionsController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'Diff two versions',
+    description: 'Unified diffs of the TOML and every changed file; `format=text` answers one text/x-diff.',
+    errors: [404],
+  })
   @Get(':a/diff/:b')
   @ApiProduces('application/json', 'text/x-diff')
   @ApiOkResponse({ type: DiffViewDto, description: 'Per-file unified diffs; ?format=text gives one text/x-diff.' })

@@ -1,5 +1,5 @@
 // Request/response schemas of policy versions: authoring (TOML or structured JSON + managed files), reads, diffs.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { MAX_BUNDLE_FILE_BYTES, MAX_BUNDLE_FILES, MAX_REQUIREMENTS_BYTES } from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
@@ -80,7 +80,11 @@ export const versionFileViewSchema = z.object({
   sha256: z.string(),
   size: z.number().int(),
   mode: z.number().int(),
-  content: z.string().optional().describe('base64 (only with ?withContent=true)'),
+  content: z.string().optional().describe('The file content, base64 (only with ?withContent=true)'),
+  encoding: z
+    .literal('base64')
+    .optional()
+    .describe('How `content` is encoded (always base64; present with content, so a file can be posted back as is)'),
 });
 
 export const versionSummarySchema = z.object({

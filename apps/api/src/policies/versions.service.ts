@@ -23,7 +23,7 @@ import {
   type VersionWithContent,
 } from './versions.repository';
 
-const numberKey = z.object({ n: z.number().int().min(1) });
+const numberKey = z.object({ n: z.number().int().min(1).max(2_000_000_000) }).strict();
 
 // Summary view (lists).
 function toSummary(v: VersionSummaryRow | VersionRow): VersionSummary {
@@ -57,7 +57,7 @@ function toView(v: VersionRow | VersionWithContent): VersionView {
       sha256: f.sha256,
       size: f.size,
       mode: f.mode,
-      ...('content' in f ? { content: Buffer.from(f.content).toString('base64') } : {}),
+      ...('content' in f ? { content: Buffer.from(f.content).toString('base64'), encoding: 'base64' as const } : {}),
     })),
   };
 }
@@ -140,10 +140,10 @@ export class VersionsService {
 
   // Versions of a policy, newest first.
   async list(policyId: string, query: { limit: number; cursor?: string }): Promise<Page<VersionSummary>> {
-    const after = decodeCursor(query.cursor, numberKey);
+    const after = decodeCursor('policy-versions', query.cursor, numberKey);
     const rows = await this.versions.list(policyId, query.limit + 1, after?.n);
     if (rows.length === 0 && !(await this.versions.policyExists(policyId))) throw policyNotFound(policyId);
-    return toPage(rows, query.limit, toSummary, (v) => ({ n: v.number }));
+    return toPage('policy-versions', rows, query.limit, toSummary, (v) => ({ n: v.number }));
   }
 
   // One version (file contents on request).

@@ -1,26 +1,32 @@
-// The one PrismaClient of the process, on the pg driver adapter (offline WebAssembly engine).
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+// The process's Prisma clients, on the pg driver adapter (offline WebAssembly engine) over the pools of the database
+// module: PrismaService on the write pool (every change and the reads that must see them), ReadPrismaService on the
+// read pool (auditor queries and exports; DATABASE_READ_URL, a replica when configured). The pools are guarded
+// (pg-pools.ts) and closed by PgPools; the adapter does not end a pool it was given.
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '@prisma/client';
-import pg from 'pg';
-import { guardPool } from '../database/pg-pools';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/config.schema';
+import { PgPools } from '../database/pg-pools';
 
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
-  private readonly pool: pg.Pool;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    // Our own pool, guarded: a client error during a database outage must not crash the process.
-    const pool = guardPool(new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX }));
-    super({ adapter: new PrismaPg(pool) });
-    this.pool = pool;
+  constructor(pools: PgPools) {
+    super({ adapter: new PrismaPg(pools.write) });
   }
 
-  // Closes the client and its pool on shutdown.
+  // Detaches from the pool on shutdown (PgPools closes the pool itself).
   async onModuleDestroy(): Promise<void> {
-    await this.$disconnect();
-    await this.pool.end().catch(() => undefined);
+    await this.$disconnect().catch(() => undefined);
+  }
+}
+
+@Injectable()
+export class ReadPrismaService extends PrismaClient implements OnModuleDestroy {
+  constructor(pools: PgPools) {
+    super({ adapter: new PrismaPg(pools.read) });
+  }
+
+  // Detaches from the pool on shutdown.
+  async onModuleDestroy(): Promise<void> {
+    await this.$disconnect().catch(() => undefined);
   }
 }

@@ -1,6 +1,8 @@
 // Admin routes: releases of a group and their staged rollout.
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags, ApiBody } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
+import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
@@ -21,13 +23,18 @@ export class ReleasesController {
   constructor(private readonly releases: ReleasesService) {}
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Release a policy version to a group',
+    description: 'Immediately or in staged rings with an automatic failure gate.',
+    errors: [404, 409],
+  })
   @Post('groups/:groupId/releases')
   @ApiCreatedResponse({
     type: ReleaseViewDto,
     description: 'The release; waiting agents of the group are woken at once.',
   })
   create(
-    @Param('groupId', new ParseUUIDPipe()) groupId: string,
+    @Param('groupId', UuidParamPipe) groupId: string,
     @Body() body: CreateReleaseDto,
     @AuditCtx() ctx: AuditContext,
   ): Promise<ReleaseViewDto> {
@@ -35,33 +42,53 @@ export class ReleasesController {
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "List a group's releases",
+    description: 'Newest first, with their state and ring progress.',
+    errors: [404],
+  })
   @Get('groups/:groupId/releases')
   @ApiOkResponse({ type: ReleaseListDto })
-  list(@Param('groupId', new ParseUUIDPipe()) groupId: string): Promise<ReleaseListDto> {
+  list(@Param('groupId', UuidParamPipe) groupId: string): Promise<ReleaseListDto> {
     return this.releases.list(groupId);
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'One release',
+    description: 'The release with its policy version, rings, gate settings and state.',
+    errors: [404],
+  })
   @Get('releases/:id')
   @ApiOkResponse({ type: ReleaseViewDto })
-  get(@Param('id', new ParseUUIDPipe()) id: string): Promise<ReleaseViewDto> {
+  get(@Param('id', UuidParamPipe) id: string): Promise<ReleaseViewDto> {
     return this.releases.get(id);
   }
 
   @ReadRoles()
+  @ApiDoc({
+    summary: "A release's rollout progress and gate",
+    description: 'Endpoints per ring and state, and the apply and hook failure rates the gate watches.',
+    errors: [404],
+  })
   @Get('releases/:id/rollout')
   @ApiOkResponse({ type: RolloutDto })
-  rollout(@Param('id', new ParseUUIDPipe()) id: string): Promise<RolloutDto> {
+  rollout(@Param('id', UuidParamPipe) id: string): Promise<RolloutDto> {
     return this.releases.rollout(id);
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Pause a staged release',
+    description: 'No further ring is started until it is resumed; endpoints keep what they have.',
+    errors: [404, 409],
+  })
   @Post('releases/:id/pause')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
   @ApiBody({ type: ReleaseActionDto, required: false })
   pause(
-    @Param('id', new ParseUUIDPipe()) id: string,
+    @Param('id', UuidParamPipe) id: string,
     // Typed as the DTO (a union would hide the class from the validation pipe); a bare POST leaves it undefined.
     @Body() body: ReleaseActionDto,
     @AuditCtx() ctx: AuditContext,
@@ -70,29 +97,44 @@ export class ReleasesController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Resume a paused release',
+    description: 'The rollout continues from the current ring.',
+    errors: [404, 409],
+  })
   @Post('releases/:id/resume')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
-  resume(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
+  resume(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
     return this.releases.resume(id, ctx);
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Advance a staged release to its next ring',
+    description: 'Starts the next ring now instead of waiting for the gate.',
+    errors: [404, 409],
+  })
   @Post('releases/:id/advance')
   @HttpCode(200)
   @ApiOkResponse({ type: ReleaseViewDto })
-  advance(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
+  advance(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<ReleaseViewDto> {
     return this.releases.advance(id, ctx);
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Abort a release and roll back',
+    description: "Endpoints go back to the group's previous release (answered as `rollback`).",
+    errors: [404, 409],
+  })
   @Post('releases/:id/abort')
   @HttpCode(200)
   @ApiOkResponse({
     type: AbortedDto,
     description: 'The aborted release and the rollback release re-issuing the previous bundle.',
   })
-  abort(@Param('id', new ParseUUIDPipe()) id: string, @AuditCtx() ctx: AuditContext): Promise<AbortedDto> {
+  abort(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<AbortedDto> {
     return this.releases.abort(id, ctx);
   }
 }

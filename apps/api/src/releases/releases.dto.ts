@@ -1,5 +1,5 @@
 // Request/response schemas of releases and rollouts.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
 export const createReleaseSchema = z

@@ -8,6 +8,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { Roles } from '../auth/auth.decorators';
@@ -24,12 +25,22 @@ const CONFIGURED =
 export class SigningKeysController {
   constructor(private readonly signing: SigningService) {}
 
+  @ApiDoc({
+    summary: 'List signing keys',
+    description: 'Every stored key with its state (active, trusted, retired) and public key.',
+  })
   @Get()
   @ApiOkResponse({ type: SigningKeyListDto, description: 'Every key, retired ones included, newest first.' })
   list(): Promise<SigningKeyListDto> {
     return this.signing.listKeys();
   }
 
+  @ApiDoc({
+    summary: 'Generate a signing key',
+    description:
+      'Generates an Ed25519 key on the server; `activate: true` makes it sign new bundles at once. 409 when the key comes from HOOKWARDEN_SIGNING_KEY.',
+    errors: [409],
+  })
   @Post()
   @ApiBody({ type: CreateSigningKeyDto, required: false })
   @ApiCreatedResponse({
@@ -44,6 +55,11 @@ export class SigningKeysController {
     return this.signing.addKey((body as CreateSigningKeyDto | undefined)?.activate ?? false, ctx);
   }
 
+  @ApiDoc({
+    summary: 'Activate a signing key',
+    description: 'New bundles are signed with it from the next release on every instance.',
+    errors: [404, 409],
+  })
   @Post(':kid/activate')
   @HttpCode(200)
   @ApiOkResponse({ type: SigningKeyViewDto, description: 'The key now signs new bundles (on every instance).' })
@@ -52,6 +68,12 @@ export class SigningKeysController {
     return this.signing.activateKey(params.kid, ctx);
   }
 
+  @ApiDoc({
+    summary: 'Retire a signing key',
+    description:
+      "Drops it from the key list sent to agents; 409 for the active key or one still serving a group's bundle.",
+    errors: [404, 409],
+  })
   @Post(':kid/retire')
   @HttpCode(200)
   @ApiOkResponse({

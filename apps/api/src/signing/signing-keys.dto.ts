@@ -1,5 +1,5 @@
 // Request/response schemas of the bundle-signing key admin routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
 export const signingKeyViewSchema = z.object({

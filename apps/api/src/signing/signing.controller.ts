@@ -2,6 +2,7 @@
 // managing keys is admin-only (signing-keys.controller.ts).
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { ReadRoles } from '../auth/auth.decorators';
 import { PublicKeysDto } from '../enrollment/enrollment.dto';
 import { SigningService } from './signing.service';
@@ -13,6 +14,10 @@ export class SigningController {
   constructor(private readonly signing: SigningService) {}
 
   @ReadRoles()
+  @ApiDoc({
+    summary: 'Trusted public keys',
+    description: 'The trusted Ed25519 public keys, as agents get them; also verify audit-log checkpoint signatures.',
+  })
   @Get('trusted')
   @ApiOkResponse({
     type: PublicKeysDto,

@@ -15,7 +15,7 @@ import { CurrentPrincipal, ReadRoles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import type { Page } from '../common/pagination';
 import { paginationQuerySchema } from '../common/pagination';
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { ErrorResponses } from './openapi';
 import {
   CreatedPersonalTokenDto,
@@ -81,7 +81,10 @@ export class MeController {
 
   @ReadRoles()
   @Delete('tokens/:id')
-  @ApiOperation({ summary: 'Revoke one of your personal tokens' })
+  @ApiOperation({
+    summary: 'Revoke one of your personal tokens',
+    description: 'The token stops working at once; revoking a token that is not yours answers 404.',
+  })
   @ApiOkResponse({ type: PersonalTokenViewDto })
   @ErrorResponses(400, 401, 403, 404, 429)
   revokeToken(

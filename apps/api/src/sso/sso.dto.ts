@@ -1,6 +1,7 @@
 // Request/response schemas of sign-in (OIDC), sessions, /v1/me and personal tokens.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
+import { queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { isStorableText, nameText } from '../common/text';
 import { roleSchema, tokenViewSchema } from '../tokens/tokens.dto';
@@ -19,9 +20,9 @@ export class LoginQueryDto extends createZodDto(loginQuerySchema) {}
 
 export const callbackQuerySchema = z
   .object({
-    code: z.string().max(4096).optional(),
-    state: z.string().max(512).optional(),
-    iss: z.string().max(2000).optional(),
+    code: queryText(4096).optional(),
+    state: queryText(512).optional(),
+    iss: queryText(2000).optional(),
     error: z.string().max(200).optional(),
     error_description: z.string().max(2000).optional(),
     session_state: z.string().max(2000).optional(),

@@ -228,7 +228,7 @@ export class SsoService {
           sessionActor(session, String(request.id), request.ip ?? null),
           new Date(),
         );
-        this.auth.invalidate();
+        this.auth.invalidateAll();
         signedOut = true;
         idTokenHint = session.idTokenHint;
       }
@@ -287,13 +287,13 @@ export class SsoService {
     active?: 'true' | 'false';
     subject?: string;
   }): Promise<Page<SessionView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = decodeCursor('sessions', query.cursor, createdAtIdKey);
     const rows = await this.sessions.list(
       { subject: query.subject, active: query.active === undefined ? undefined : query.active === 'true' },
       query.limit + 1,
       after,
     );
-    return toPage(rows, query.limit, toSessionView, (r) => ({ t: r.createdAt.toISOString(), id: r.id }));
+    return toPage('sessions', rows, query.limit, toSessionView, (r) => ({ t: r.createdAt.toISOString(), id: r.id }));
   }
 
   // Revokes a session (admin), with the personal tokens it minted.
@@ -302,7 +302,7 @@ export class SsoService {
     if (!session) throw new ApiError('not_found', `No session with id ${id}`);
     if (!session.revokedAt) {
       await this.sessions.revoke(session, 'revoked_by_admin', ctx, new Date());
-      this.auth.invalidate();
+      this.auth.invalidateAll();
     }
     return toSessionView((await this.sessions.findById(id))!);
   }
@@ -357,9 +357,12 @@ export class SsoService {
       person.issuer,
       person.subject,
       query.limit + 1,
-      decodeCursor(query.cursor, createdAtIdKey),
+      decodeCursor('personal-tokens', query.cursor, createdAtIdKey),
     );
-    return toPage(rows, query.limit, toPersonalTokenView, (r) => ({ t: r.createdAt.toISOString(), id: r.id }));
+    return toPage('personal-tokens', rows, query.limit, toPersonalTokenView, (r) => ({
+      t: r.createdAt.toISOString(),
+      id: r.id,
+    }));
   }
 
   // Revokes one of the caller's own personal tokens.
@@ -367,7 +370,7 @@ export class SsoService {
     const person = principal.kind === 'user' ? principal.person : undefined;
     const row = person ? await this.sessions.revokePersonalToken(id, person.issuer, person.subject, ctx) : null;
     if (!row) throw new ApiError('not_found', `You have no personal token with id ${id}`);
-    this.auth.invalidate();
+    this.auth.invalidateAll();
     return toPersonalTokenView(row);
   }
 

@@ -1,6 +1,7 @@
 // API-token routes (admins only): create (secret shown once), list, revoke.
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiDoc } from '../common/openapi';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { Roles } from '../auth/auth.decorators';
@@ -23,6 +24,10 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Create an API token',
+    description: 'The secret is shown only in this answer; only its hash is stored.',
+  })
   @Post()
   @ApiCreatedResponse({ type: CreatedTokenDto, description: 'The token; `token` is the secret, shown only here.' })
   create(@Body() body: CreateTokenDto, @AuditCtx() ctx: AuditContext): Promise<CreatedTokenDto> {
@@ -30,6 +35,10 @@ export class TokensController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'List API tokens',
+    description: 'Newest first, cursor-paginated; never the secrets. Filter by role and by whether the token is live.',
+  })
   @Get()
   @ApiOkResponse({ type: TokenPageDto })
   list(@Query() query: ListTokensQueryDto): Promise<Page<TokenView>> {
@@ -37,6 +46,11 @@ export class TokensController {
   }
 
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Revoke an API token',
+    description: 'The token stops working at once on this instance and within seconds on every other one.',
+    errors: [404],
+  })
   @Delete(':id')
   @ApiOkResponse({ type: TokenViewDto, description: 'The revoked token (revoking twice is harmless).' })
   revoke(@Param() params: TokenIdParamDto, @AuditCtx() ctx: AuditContext): Promise<TokenView> {

@@ -1,5 +1,5 @@
 // Request/response schemas of the API-token routes.
-import { createZodDto } from 'nestjs-zod';
+import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { nameText } from '../common/text';

@@ -80,7 +80,7 @@ export class TokensService {
   async revoke(id: string, ctx: AuditContext): Promise<TokenView> {
     const row = await this.tokens.revoke(id, ctx, new Date());
     if (!row) throw new ApiError('not_found', `Token ${id} not found`);
-    this.auth.invalidate();
+    this.auth.invalidateToken(id);
     return toTokenView(row);
   }
 
@@ -91,11 +91,11 @@ export class TokensService {
     role?: Role;
     active?: 'true' | 'false';
   }): Promise<Page<TokenView>> {
-    const after = decodeCursor(query.cursor, createdAtIdKey);
+    const after = decodeCursor('tokens', query.cursor, createdAtIdKey);
     const filter: TokenFilter = {};
     if (query.role) filter.role = query.role;
     if (query.active) filter.active = query.active === 'true';
     const rows = await this.tokens.list(filter, query.limit + 1, after);
-    return toPage(rows, query.limit, toTokenView, (t) => ({ t: t.createdAt.toISOString(), id: t.id }));
+    return toPage('tokens', rows, query.limit, toTokenView, (t) => ({ t: t.createdAt.toISOString(), id: t.id }));
   }
 }

@@ -7,6 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Liveness probe
+         * @description 200 while the process runs; checks nothing else.
+         */
         get: operations["HealthController_healthz"];
         put?: never;
         post?: never;
@@ -23,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics: HTTP traffic, long polls, releases, endpoints, ingest, findings, auth */
+        /**
+         * Prometheus metrics: HTTP traffic, long polls, releases, endpoints, ingest, findings, auth
+         * @description The Prometheus text exposition format, for a scraper with a token of the metrics role.
+         */
         get: operations["MetricsController_metrics"];
         put?: never;
         post?: never;
@@ -40,6 +47,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Readiness probe
+         * @description 200 when both PostgreSQL pools (write and read) and Redis answer; 503 naming each failing dependency.
+         */
         get: operations["HealthController_readyz"];
         put?: never;
         post?: never;
@@ -56,7 +67,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This endpoint's signed group assignment */
+        /**
+         * This endpoint's signed group assignment
+         * @description The group this endpoint belongs to with its epoch, signed by a key the agent trusts.
+         */
         get: operations["AgentController_assignmentOf"];
         put?: never;
         post?: never;
@@ -73,6 +87,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * This endpoint's capture policy
+         * @description The capture policy of the calling endpoint's group (cached by the agent).
+         */
         get: operations["AuditSettingsController_agent"];
         put?: never;
         post?: never;
@@ -111,6 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Enroll a machine
+         * @description Exchanges an enrollment secret (body `secret`, or the bearer) for an endpoint credential and the trusted signing keys. Failed attempts count against the address's failure limit.
+         */
         post: operations["AgentController_enroll"];
         delete?: never;
         options?: never;
@@ -127,6 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Upload hook-run records
+         * @description Gzip NDJSON or a JSON array; 202 means queued for ingest. 400 names the line and field; 413 beyond the inflated size cap; 429/503 with Retry-After mean keep the spool and retry.
+         */
         post: operations["IngestController_upload"];
         delete?: never;
         options?: never;
@@ -161,6 +187,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Trusted signing keys, signed
+         * @description The key list agents verify bundles with, signed by a key they already trust.
+         */
         get: operations["AgentController_keys"];
         put?: never;
         post?: never;
@@ -179,6 +209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Report this endpoint's status
+         * @description What the agent applied (revision, digest, files) or why it refused a bundle; feeds the rollout gate.
+         */
         post: operations["AgentController_status"];
         delete?: never;
         options?: never;
@@ -193,6 +227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List or export the admin audit log
+         * @description A page of entries newest first; with `format=ndjson` or `csv` every matching entry streamed oldest first. An export answers an error status if its first read fails.
+         */
         get: operations["AuditLogController_list"];
         put?: never;
         post?: never;
@@ -209,6 +247,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Signed checkpoint of the newest entry
+         * @description Keep it outside the database; a later verify with it proves the chain still contains it. 409 when the chain does not end at audit_log_head.
+         */
         get: operations["AuditLogController_head"];
         put?: never;
         post?: never;
@@ -225,6 +267,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Verify the audit-log hash chain
+         * @description Recomputes every entry's hash and link and checks the chain still reaches the recorded head and the given checkpoint.
+         */
         get: operations["AuditLogController_verify"];
         put?: never;
         post?: never;
@@ -321,6 +367,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List endpoints
+         * @description Filter by group, state and platform; cursor-paginated by enrollment time.
+         */
         get: operations["EndpointsController_list"];
         put?: never;
         post?: never;
@@ -337,6 +387,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One endpoint
+         * @description The endpoint with its applied and target revision, counters and last status report.
+         */
         get: operations["EndpointsController_get"];
         put?: never;
         post?: never;
@@ -353,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An endpoint's latest hook inventory */
+        /**
+         * An endpoint's latest hook inventory
+         * @description The last report its agent sent, with when it was collected, received and last changed.
+         */
         get: operations["InventoryController_endpoint"];
         put?: never;
         post?: never;
@@ -372,7 +429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move an endpoint to another group */
+        /**
+         * Move an endpoint to another group
+         * @description Its agent is told at once, fetches its new signed assignment and applies the new group's bundle.
+         */
         post: operations["EndpointsController_move"];
         delete?: never;
         options?: never;
@@ -389,6 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Revoke an endpoint
+         * @description Its credential stops working at once on every instance; held long polls end with 401.
+         */
         post: operations["EndpointsController_revoke"];
         delete?: never;
         options?: never;
@@ -405,6 +469,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Revoke an enrollment secret
+         * @description Machines can no longer enroll with it; enrolled endpoints are not affected.
+         */
         post: operations["EnrollmentController_revoke"];
         delete?: never;
         options?: never;
@@ -419,6 +487,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Chain findings
+         * @description Missing ranges, broken links and spool drops, newest first.
+         */
         get: operations["HookRunsController_findings"];
         put?: never;
         post?: never;
@@ -435,8 +507,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List groups
+         * @description Newest first, cursor-paginated; `namePrefix` filters by the start of the name.
+         */
         get: operations["GroupsController_list"];
         put?: never;
+        /**
+         * Create a group
+         * @description Group names are unique; the new group starts with no policy and no endpoints.
+         */
         post: operations["GroupsController_create"];
         delete?: never;
         options?: never;
@@ -451,8 +531,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List a group's enrollment secrets
+         * @description Every secret of the group with its prefix, uses and state; never the secret itself.
+         */
         get: operations["EnrollmentController_list"];
         put?: never;
+        /**
+         * Create an enrollment secret
+         * @description The secret is shown only in this answer.
+         */
         post: operations["EnrollmentController_create"];
         delete?: never;
         options?: never;
@@ -487,8 +575,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List a group's releases
+         * @description Newest first, with their state and ring progress.
+         */
         get: operations["ReleasesController_list"];
         put?: never;
+        /**
+         * Release a policy version to a group
+         * @description Immediately or in staged rings with an automatic failure gate.
+         */
         post: operations["ReleasesController_create"];
         delete?: never;
         options?: never;
@@ -503,12 +599,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One group
+         * @description The group with its name, description and whether it is the default group.
+         */
         get: operations["GroupsController_get"];
         put?: never;
         post?: never;
+        /**
+         * Delete a group
+         * @description The default group and groups in use (endpoints, policies, secrets, releases) cannot be deleted: 409 naming why.
+         */
         delete: operations["GroupsController_remove"];
         options?: never;
         head?: never;
+        /**
+         * Rename or describe a group
+         * @description The default group cannot be renamed; names stay unique.
+         */
         patch: operations["GroupsController_update"];
         trace?: never;
     };
@@ -519,7 +627,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * A group's capture policy
+         * @description What endpoints of the group capture in run records: none, digests or redacted excerpts.
+         */
         get: operations["AuditSettingsController_get"];
+        /**
+         * Set a group's capture policy
+         * @description Capture `none`, `digests` or `excerpts` with redaction patterns; the change is audited.
+         */
         put: operations["AuditSettingsController_put"];
         post?: never;
         delete?: never;
@@ -535,6 +651,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List hook runs
+         * @description Filtered, newest first, cursor-paginated.
+         */
         get: operations["HookRunsController_list"];
         put?: never;
         post?: never;
@@ -551,6 +671,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One hook run
+         * @description The run's columns and the full record as uploaded.
+         */
         get: operations["HookRunsController_get"];
         put?: never;
         post?: never;
@@ -567,6 +691,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Export hook runs
+         * @description Every matching run streamed as NDJSON (full records) or CSV, oldest first. An export answers an error status if the query fails before its first byte.
+         */
         get: operations["HookRunsController_export"];
         put?: never;
         post?: never;
@@ -583,6 +711,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Hook-run counts per hour or day
+         * @description Counts by event, decision and status per UTC bucket (default range: the last 24 hours).
+         */
         get: operations["HookRunsController_stats"];
         put?: never;
         post?: never;
@@ -599,6 +731,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Top failing or blocking hooks
+         * @description The hooks with the most failures or timeouts (`kind=failing`) or deny/block decisions (`kind=blocking`) in the range (default: the last 24 hours).
+         */
         get: operations["HookRunsController_top"];
         put?: never;
         post?: never;
@@ -635,7 +771,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Known-bad hook hashes */
+        /**
+         * Known-bad hook hashes
+         * @description The deny list: hook definition hashes that become findings wherever they appear.
+         */
         get: operations["InventoryController_denied"];
         put?: never;
         /**
@@ -659,7 +798,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a known-bad hook hash */
+        /**
+         * Remove a known-bad hook hash
+         * @description Matching hooks stop being findings; audited.
+         */
         delete: operations["InventoryController_undeny"];
         options?: never;
         head?: never;
@@ -713,7 +855,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plugins installed across the fleet */
+        /**
+         * Plugins installed across the fleet
+         * @description Each plugin with the endpoints and hooks it brings, and where one of its hooks is untrusted.
+         */
         get: operations["InventoryController_plugins"];
         put?: never;
         post?: never;
@@ -777,7 +922,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke one of your personal tokens */
+        /**
+         * Revoke one of your personal tokens
+         * @description The token stops working at once; revoking a token that is not yours answers 404.
+         */
         delete: operations["MeController_revokeToken"];
         options?: never;
         head?: never;
@@ -791,8 +939,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List policies
+         * @description Newest first, cursor-paginated; filter by group or name prefix.
+         */
         get: operations["PoliciesController_list"];
         put?: never;
+        /**
+         * Create a policy
+         * @description A named, empty policy owned by a group (the default group when none is given).
+         */
         post: operations["PoliciesController_create"];
         delete?: never;
         options?: never;
@@ -807,12 +963,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One policy
+         * @description The policy with its owning group and latest version number.
+         */
         get: operations["PoliciesController_get"];
         put?: never;
         post?: never;
+        /**
+         * Delete a policy without versions
+         * @description A policy that has versions cannot be deleted (409 with the version count).
+         */
         delete: operations["PoliciesController_remove"];
         options?: never;
         head?: never;
+        /**
+         * Rename, describe or move a policy
+         * @description `groupId` moves the policy to another group; names stay unique.
+         */
         patch: operations["PoliciesController_update"];
         trace?: never;
     };
@@ -823,8 +991,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List a policy's versions
+         * @description By version number, cursor-paginated; summaries without file contents.
+         */
         get: operations["VersionsController_list"];
         put?: never;
+        /**
+         * Author a new policy version
+         * @description From `toml` or `policy` plus `files`; validated by hook-core. Needs the base version (`baseVersion` or `If-Match`) once a version exists.
+         */
         post: operations["VersionsController_create"];
         delete?: never;
         options?: never;
@@ -839,6 +1015,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Diff two versions
+         * @description Unified diffs of the TOML and every changed file; `format=text` answers one text/x-diff.
+         */
         get: operations["VersionsController_diff"];
         put?: never;
         post?: never;
@@ -855,6 +1035,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One policy version
+         * @description With `withContent=true` every file carries its content as base64 with `encoding: "base64"`, so it can be posted back unchanged.
+         */
         get: operations["VersionsController_get"];
         put?: never;
         post?: never;
@@ -871,6 +1055,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * The version's canonical requirements.toml
+         * @description Byte for byte the file endpoints receive, with its digest as ETag.
+         */
         get: operations["VersionsController_toml"];
         put?: never;
         post?: never;
@@ -907,6 +1095,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * One release
+         * @description The release with its policy version, rings, gate settings and state.
+         */
         get: operations["ReleasesController_get"];
         put?: never;
         post?: never;
@@ -925,6 +1117,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Abort a release and roll back
+         * @description Endpoints go back to the group's previous release (answered as `rollback`).
+         */
         post: operations["ReleasesController_abort"];
         delete?: never;
         options?: never;
@@ -941,6 +1137,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Advance a staged release to its next ring
+         * @description Starts the next ring now instead of waiting for the gate.
+         */
         post: operations["ReleasesController_advance"];
         delete?: never;
         options?: never;
@@ -957,6 +1157,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Pause a staged release
+         * @description No further ring is started until it is resumed; endpoints keep what they have.
+         */
         post: operations["ReleasesController_pause"];
         delete?: never;
         options?: never;
@@ -973,6 +1177,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Resume a paused release
+         * @description The rollout continues from the current ring.
+         */
         post: operations["ReleasesController_resume"];
         delete?: never;
         options?: never;
@@ -987,6 +1195,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * A release's rollout progress and gate
+         * @description Endpoints per ring and state, and the apply and hook failure rates the gate watches.
+         */
         get: operations["ReleasesController_rollout"];
         put?: never;
         post?: never;
@@ -1043,8 +1255,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List signing keys
+         * @description Every stored key with its state (active, trusted, retired) and public key.
+         */
         get: operations["SigningKeysController_list"];
         put?: never;
+        /**
+         * Generate a signing key
+         * @description Generates an Ed25519 key on the server; `activate: true` makes it sign new bundles at once. 409 when the key comes from HOOKWARDEN_SIGNING_KEY.
+         */
         post: operations["SigningKeysController_add"];
         delete?: never;
         options?: never;
@@ -1061,6 +1281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Activate a signing key
+         * @description New bundles are signed with it from the next release on every instance.
+         */
         post: operations["SigningKeysController_activate"];
         delete?: never;
         options?: never;
@@ -1077,6 +1301,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Retire a signing key
+         * @description Drops it from the key list sent to agents; 409 for the active key or one still serving a group's bundle.
+         */
         post: operations["SigningKeysController_retire"];
         delete?: never;
         options?: never;
@@ -1091,6 +1319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Trusted public keys
+         * @description The trusted Ed25519 public keys, as agents get them; also verify audit-log checkpoint signatures.
+         */
         get: operations["SigningController_keys"];
         put?: never;
         post?: never;
@@ -1107,8 +1339,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List API tokens
+         * @description Newest first, cursor-paginated; never the secrets. Filter by role and by whether the token is live.
+         */
         get: operations["TokensController_list"];
         put?: never;
+        /**
+         * Create an API token
+         * @description The secret is shown only in this answer; only its hash is stored.
+         */
         post: operations["TokensController_create"];
         delete?: never;
         options?: never;
@@ -1126,6 +1366,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Revoke an API token
+         * @description The token stops working at once on this instance and within seconds on every other one.
+         */
         delete: operations["TokensController_revoke"];
         options?: never;
         head?: never;
@@ -1138,29 +1382,50 @@ export interface components {
     schemas: {
         AbortedDto: {
             release: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 completedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
                 currentRing: number;
                 /** @description Bundle digest (the ETag agents see) */
                 digest: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 keyId: string;
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
                 pausedReason: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyId: string;
                 policyVersion: number;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyVersionId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 previousReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
@@ -1172,29 +1437,50 @@ export interface components {
             };
             /** @description The new release that re-issues the previous bundle, if any */
             rollback: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 completedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
                 currentRing: number;
                 /** @description Bundle digest (the ETag agents see) */
                 digest: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 keyId: string;
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
                 pausedReason: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyId: string;
                 policyVersion: number;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyVersionId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 previousReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
@@ -1209,6 +1495,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When the server issued this checkpoint
+             * @example 2026-12-01T09:30:00.000Z
              */
             at: string;
             /** @description Hash of that entry */
@@ -1228,13 +1515,19 @@ export interface components {
                 actorId: string | null;
                 actorName: string;
                 afterDigest: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 at: string;
                 beforeDigest: string | null;
                 clientIp: string | null;
                 details: unknown;
                 hash: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
                 person?: {
@@ -1253,7 +1546,7 @@ export interface components {
                 targetType: string;
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         AuditSettingsDto: {
             /**
@@ -1283,64 +1576,110 @@ export interface components {
             };
         };
         CreatedEnrollmentSecretDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
-            /** Format: date-time */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             maxUses: number | null;
             name: string;
             /** @description First characters of the secret, for recognition */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             /** @description The enrollment secret (hws_…). Shown once; only its hash is stored. */
             secret: string;
             uses: number;
         };
         CreatedPersonalTokenDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
-            /** Format: date-time */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             lastUsedAt: string | null;
             name: string;
             /** @description First characters of the secret, for recognition */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             /** @enum {string} */
             role: "admin" | "auditor" | "metrics";
             /**
              * Format: uuid
              * @description The session that minted it
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             sessionId: string | null;
             /** @description The secret, for `hookwarden login --token`. Shown once; only its hash is stored. */
             token: string;
         };
         CreatedTokenDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
-            /** Format: date-time */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             lastUsedAt: string | null;
             name: string;
             /** @description First characters of the secret, for recognition */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             /** @enum {string} */
             role: "admin" | "auditor" | "metrics";
@@ -1351,6 +1690,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Optional expiry (ISO 8601)
+             * @example 2026-12-01T09:30:00.000Z
              */
             expiresAt?: string;
             /** @description How many enrollments it allows */
@@ -1364,7 +1704,7 @@ export interface components {
         CreateGroupDto: {
             description?: string;
             /** @description Unique group name, e.g. "engineering" */
-            name: unknown & unknown;
+            name: string & (string);
         };
         CreatePersonalTokenDto: {
             /** @description What the token is for, e.g. "laptop CLI" */
@@ -1377,6 +1717,7 @@ export interface components {
             /**
              * Format: uuid
              * @description Owning group (default: the default group)
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             groupId?: string;
             /** @description Unique policy name */
@@ -1392,6 +1733,7 @@ export interface components {
             /**
              * Format: uuid
              * @description The policy version to make current for the group
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             policyVersionId: string;
             /** @description The digest of the release preview you reviewed (needed when the preview says requiresAck) */
@@ -1417,6 +1759,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Optional expiry (ISO 8601)
+             * @example 2026-12-01T09:30:00.000Z
              */
             expiresAt?: string;
             /** @description Who or what the token is for */
@@ -1460,15 +1803,21 @@ export interface components {
             toml?: string;
         };
         DeniedHashDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
+            createdBy: string | null;
             hash: string;
             reason: string;
         };
         DeniedHashListDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
                 hash: string;
@@ -1494,7 +1843,10 @@ export interface components {
             }[];
             from: number;
             fromDigest: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             policyId: string;
             to: number;
             toDigest: string;
@@ -1511,16 +1863,28 @@ export interface components {
             };
         };
         EndpointInventoryDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             changedAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             collectedAt: string;
             digest: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             endpointId: string;
             /** @description The report as the agent sent it */
             inventory: unknown;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             receivedAt: string;
         };
         EndpointPageDto: {
@@ -1528,22 +1892,35 @@ export interface components {
                 agentVersion: string;
                 appliedDigest: string | null;
                 appliedPolicyVersion: number | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 appliedReleaseId: string | null;
                 appliedRevision: number | null;
                 /** @description +1 on every move between groups (the epoch of its signed assignment) */
                 assignmentEpoch: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 enrolledAt: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
                 groupName: string;
                 hostname: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 /**
                  * Format: date-time
                  * @description Last check-in (status report)
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 lastSeenAt: string | null;
                 /** @description The last status report (errors, files) */
@@ -1551,35 +1928,51 @@ export interface components {
                 machineId: string;
                 platform: string;
                 recordsDropped: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 revokedAt: string | null;
                 /** @description pending | applied | failed | drifted | revoked */
                 state: string;
                 targetRevision: number | null;
                 uploadsPending: number;
             }[];
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         EndpointViewDto: {
             agentVersion: string;
-            appliedDigest: string[];
+            appliedDigest: string | null;
             appliedPolicyVersion: number | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             appliedReleaseId: string | null;
             appliedRevision: number | null;
             /** @description +1 on every move between groups (the epoch of its signed assignment) */
             assignmentEpoch: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             enrolledAt: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
             groupName: string;
             hostname: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             /**
              * Format: date-time
              * @description Last check-in (status report)
+             * @example 2026-12-01T09:30:00.000Z
              */
             lastSeenAt: string | null;
             /** @description The last status report (errors, files) */
@@ -1587,7 +1980,10 @@ export interface components {
             machineId: string;
             platform: string;
             recordsDropped: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             /** @description pending | applied | failed | drifted | revoked */
             state: string;
@@ -1615,15 +2011,22 @@ export interface components {
             };
             /** @description The endpoint credential (hwe_…). Shown once; only its hash is stored. */
             credential: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             endpointId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
             /** @description The signed key list (its sequence is the floor for later GET /v1/agent/keys) */
             keyList: {
                 /**
                  * Format: date-time
                  * @description When the server signed this list
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 issuedAt: string;
                 /** @description Key that signed the list */
@@ -1647,58 +2050,116 @@ export interface components {
         };
         EnrollmentSecretListDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 expiresAt: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 maxUses: number | null;
                 name: string;
                 /** @description First characters of the secret, for recognition */
                 prefix: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 revokedAt: string | null;
                 uses: number;
             }[];
         };
         EnrollmentSecretViewDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
-            /** Format: date-time */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             maxUses: number | null;
             name: string;
             /** @description First characters of the secret, for recognition */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             uses: number;
+        };
+        /** @description Every error answer has this shape. */
+        ErrorBody: {
+            error: {
+                /**
+                 * @description bad_request, validation_failed, unauthorized, forbidden, not_found, conflict, precondition_failed, precondition_required, payload_too_large, unsupported_media_type, rate_limited, unavailable, internal
+                 * @example validation_failed
+                 */
+                code: string;
+                /** @description On validation_failed: the list of problems (ValidationIssue). On other errors: context (e.g. the current version on 409/428, the usage that blocks a delete). */
+                details?: components["schemas"]["ValidationIssue"][] | Record<string, never>;
+                /** @example Invalid request: $.limit (query): Too big: expected number to be <=200 */
+                message: string;
+                /**
+                 * @description Also in the X-Request-Id header
+                 * @example b7e3c1de-0f3a-4b8e-9d59-5f1c2a7d9e10
+                 */
+                requestId: string;
+            };
         };
         FindingPageDto: {
             items: {
                 details: unknown;
                 detectedAt: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 endpointId: string;
                 fromSeq: number | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 kind: string;
                 resolvedAt: string | null;
                 toSeq: number | null;
             }[];
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         FleetHookPageDto: {
             items: {
@@ -1721,7 +2182,7 @@ export interface components {
                 };
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         FleetPluginListDto: {
             items: {
@@ -1734,47 +2195,74 @@ export interface components {
         };
         GroupPageDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 description: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 isDefault: boolean;
                 name: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 updatedAt: string;
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         GroupViewDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
             description: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             isDefault: boolean;
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             updatedAt: string;
         };
         HookRunDto: {
-            decision: string[];
+            decision: string | null;
             durationMs: number | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             endpointId: string;
             escaped: boolean;
             event: string;
             exitCode: number | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
-            hookHash: string[];
+            hookHash: string | null;
             hookKey: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             managed: boolean;
-            policyDigest: string[];
-            policyRevision: string[];
+            policyDigest: string | null;
+            policyRevision: string | null;
             /** @description ISO-8601 UTC */
             receivedAt: string;
             /** @description the full run record as uploaded */
@@ -1782,31 +2270,40 @@ export interface components {
                 [key: string]: unknown;
             };
             seq: number;
-            sessionId: string[];
-            signal: string[];
-            skipReason: string[];
+            sessionId: string | null;
+            signal: string | null;
+            skipReason: string | null;
             /** @description ISO-8601 UTC */
             startedAt: string;
             status: string;
             timedOut: boolean;
-            toolCommand: string[];
-            toolName: string[];
-            turnId: string[];
+            toolCommand: string | null;
+            toolName: string | null;
+            turnId: string | null;
         };
         HookRunPageDto: {
             items: {
                 decision: string | null;
                 durationMs: number | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 endpointId: string;
                 escaped: boolean;
                 event: string;
                 exitCode: number | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
                 hookHash: string | null;
                 hookKey: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 managed: boolean;
                 policyDigest: string | null;
@@ -1829,7 +2326,7 @@ export interface components {
                 toolName: string | null;
                 turnId: string | null;
             }[];
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         InventoryAcceptedDto: {
             /** @description Whether the inventory differs from the last one stored */
@@ -1840,24 +2337,36 @@ export interface components {
         InventoryChangePageDto: {
             items: {
                 added: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 at: string;
                 /** @description { added: [{key, hash, layer}], removed: [...] } (at most 200 each) */
                 changes: unknown;
                 digest: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 endpointId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 removed: number;
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         InventoryFindingListDto: {
             items: {
                 detail: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 endpointId: string;
                 hash: string | null;
                 hostname: string;
@@ -1872,7 +2381,7 @@ export interface components {
         };
         LogoutResultDto: {
             /** @description Open this to end the identity provider's session too */
-            endSessionUrl: string[];
+            endSessionUrl: string | null;
             /** @description Whether a live session was ended */
             signedOut: boolean;
         };
@@ -1893,32 +2402,47 @@ export interface components {
             /** @enum {string} */
             role: "admin" | "auditor" | "metrics";
             session: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 /** @description Send as the `x-csrf-token` header on every cookie-authenticated write */
                 csrfToken: string;
                 /**
                  * Format: date-time
                  * @description Absolute end of the session
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 expiresAt: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 /**
                  * Format: date-time
                  * @description When the session ends without further requests
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 idleExpiresAt: string;
                 /**
                  * Format: date-time
                  * @description When the role was last re-checked at the identity provider
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 refreshedAt: string;
             } | null;
             token: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 expiresAt: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
             } | null;
         };
@@ -1926,95 +2450,153 @@ export interface components {
             /**
              * Format: uuid
              * @description The group the endpoint moves to
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             groupId: string;
         };
         PersonalTokenPageDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 expiresAt: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 lastUsedAt: string | null;
                 name: string;
                 /** @description First characters of the secret, for recognition */
                 prefix: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 revokedAt: string | null;
                 /** @enum {string} */
                 role: "admin" | "auditor" | "metrics";
                 /**
                  * Format: uuid
                  * @description The session that minted it
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 sessionId: string | null;
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         PersonalTokenViewDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
-            /** Format: date-time */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             lastUsedAt: string | null;
             name: string;
             /** @description First characters of the secret, for recognition */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             /** @enum {string} */
             role: "admin" | "auditor" | "metrics";
             /**
              * Format: uuid
              * @description The session that minted it
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             sessionId: string | null;
         };
         PolicyPageDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 description: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 /** @description Number of the newest version (0 when none yet) */
                 latestVersion: number;
                 name: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 updatedAt: string;
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         PolicyViewDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
             description: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             /** @description Number of the newest version (0 when none yet) */
             latestVersion: number;
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             updatedAt: string;
         };
         PublicKeysDto: {
             /**
              * Format: date-time
              * @description When the server signed this list
+             * @example 2026-12-01T09:30:00.000Z
              */
             issuedAt: string;
             /** @description Key that signed the list */
@@ -2040,29 +2622,50 @@ export interface components {
         };
         ReleaseListDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 completedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
                 currentRing: number;
                 /** @description Bundle digest (the ETag agents see) */
                 digest: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 keyId: string;
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
                 pausedReason: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyId: string;
                 policyVersion: number;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyVersionId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 previousReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
@@ -2081,7 +2684,10 @@ export interface components {
                 total: number;
                 unknown: number;
             };
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
             hooksTurnedOff: {
                 endpointId: string;
@@ -2102,7 +2708,10 @@ export interface components {
                 suppressedKeys: string[];
                 unknown: boolean;
             }[];
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             policyVersionId: string;
             /** @description Whether starting this release needs the acknowledgement */
             requiresAck: boolean;
@@ -2121,29 +2730,50 @@ export interface components {
             }[];
         };
         ReleaseViewDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             completedAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
+            createdBy: string | null;
             currentRing: number;
             /** @description Bundle digest (the ETag agents see) */
             digest: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             groupId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             keyId: string;
             maxApplyFailureRate: number;
-            maxHookFailureRate: number[];
+            maxHookFailureRate: number | null;
             minHookRuns: number;
-            pausedReason: string[];
-            /** Format: uuid */
+            pausedReason: string | null;
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             policyId: string;
             policyVersion: number;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             policyVersionId: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             previousReleaseId: string | null;
             revision: number;
             ringIntervalSec: number;
@@ -2167,29 +2797,50 @@ export interface components {
                 hookRunsOnRevision: number;
             };
             release: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 completedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
                 currentRing: number;
                 /** @description Bundle digest (the ETag agents see) */
                 digest: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 groupId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 keyId: string;
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
                 pausedReason: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyId: string;
                 policyVersion: number;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyVersionId: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 previousReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
@@ -2209,7 +2860,10 @@ export interface components {
                     assigned: number;
                     failed: number;
                     policyVersion: number;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
                     releaseId: string;
                     revision: number;
                     /** @description Assigned but neither applied nor failed yet */
@@ -2220,20 +2874,38 @@ export interface components {
         SessionPageDto: {
             items: {
                 clientIp: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 email: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 expiresAt: string;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 issuer: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 lastSeenAt: string;
                 name: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 refreshedAt: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 revokedAt: string | null;
                 revokedReason: string | null;
                 /** @enum {string} */
@@ -2242,30 +2914,48 @@ export interface components {
                 userAgent: string | null;
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         SessionViewDto: {
-            clientIp: string[];
-            /** Format: date-time */
+            clientIp: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            email: string[];
-            /** Format: date-time */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             issuer: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             lastSeenAt: string;
-            name: string[];
-            /** Format: date-time */
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             refreshedAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
-            revokedReason: string[];
+            revokedReason: string | null;
             /** @enum {string} */
             role: "admin" | "auditor" | "metrics";
             subject: string;
-            userAgent: string[];
+            userAgent: string | null;
         };
         SignedStatementDto: {
             /** @description Key that signed it */
@@ -2280,15 +2970,22 @@ export interface components {
                 /**
                  * Format: date-time
                  * @description When it last became the signer of new bundles
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 activatedAt: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 /** @description Key id: `ed25519:` + 16 hex characters of the SHA-256 of the public key */
                 kid: string;
                 /** @description Ed25519 public key (SPKI PEM) */
                 publicKeyPem: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 retiredAt: string | null;
                 /**
                  * @description Where its private key lives: stored by the API, HOOKWARDEN_SIGNING_KEY, or nowhere on this server
@@ -2306,15 +3003,22 @@ export interface components {
             /**
              * Format: date-time
              * @description When it last became the signer of new bundles
+             * @example 2026-12-01T09:30:00.000Z
              */
             activatedAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
             /** @description Key id: `ed25519:` + 16 hex characters of the SHA-256 of the public key */
             kid: string;
             /** @description Ed25519 public key (SPKI PEM) */
             publicKeyPem: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             retiredAt: string | null;
             /**
              * @description Where its private key lives: stored by the API, HOOKWARDEN_SIGNING_KEY, or nowhere on this server
@@ -2347,7 +3051,10 @@ export interface components {
         StatusAcceptedDto: {
             /** @enum {boolean} */
             accepted: true;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             serverTime: string;
         };
         StatusDto: {
@@ -2385,40 +3092,70 @@ export interface components {
         };
         TokenPageDto: {
             items: {
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 createdBy: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 expiresAt: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 lastUsedAt: string | null;
                 name: string;
                 /** @description First characters of the secret, for recognition */
                 prefix: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 revokedAt: string | null;
                 /** @enum {string} */
                 role: "admin" | "auditor" | "metrics";
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         TokenViewDto: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
-            createdBy: string[];
-            /** Format: date-time */
+            createdBy: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             expiresAt: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             lastUsedAt: string | null;
             name: string;
             /** @description First characters of the secret, for recognition */
             prefix: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             revokedAt: string | null;
             /** @enum {string} */
             role: "admin" | "auditor" | "metrics";
@@ -2436,13 +3173,14 @@ export interface components {
         };
         UpdateGroupDto: {
             description?: string;
-            name?: unknown & unknown;
+            name?: string & (string);
         };
         UpdatePolicyDto: {
             description?: string;
             /**
              * Format: uuid
              * @description Move the policy to another group
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             groupId?: string;
             name?: string;
@@ -2451,11 +3189,28 @@ export interface components {
             /** @description records in the batch, queued for ingest */
             accepted: number;
             /** @description ingest job id (null when nothing needed writing) */
-            jobId: string[];
+            jobId: string | null;
+        };
+        /** @description One validation problem. */
+        ValidationIssue: {
+            /** @example too_big */
+            code?: string;
+            /**
+             * @description Which part of the request
+             * @enum {string}
+             */
+            in?: "query" | "path" | "body" | "header";
+            /** @example Too big: expected number to be <=200 */
+            message: string;
+            /**
+             * @description JSON path of the value, e.g. `$.limit` or `$.files[0].path`
+             * @example $.limit
+             */
+            path: string;
         };
         ValidationResultDto: {
             /** @description The digest the version would get (null when not ok) */
-            digest: string[];
+            digest: string | null;
             /** @description Every problem that would reject it (same diagnostics as a 400) */
             errors: {
                 code: string;
@@ -2473,7 +3228,7 @@ export interface components {
             /** @description true when a version with this content would be accepted */
             ok: boolean;
             /** @description The canonical requirements.toml it would store (null when not ok) */
-            toml: string[];
+            toml: string | null;
             /** @description Lint warnings a new version would store */
             warnings: {
                 code: string;
@@ -2497,6 +3252,7 @@ export interface components {
                 /**
                  * Format: date-time
                  * @description When the server issued this checkpoint
+                 * @example 2026-12-01T09:30:00.000Z
                  */
                 at: string;
                 /** @description Hash of that entry */
@@ -2524,16 +3280,25 @@ export interface components {
             items: {
                 authorId: string | null;
                 authorName: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
                 createdAt: string;
                 /** @description sha256 over the canonical TOML and every file (path, sha256, mode) */
                 digest: string;
                 fileCount: number;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 id: string;
                 message: string;
                 number: number;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
                 policyId: string;
                 warnings: {
                     code: string;
@@ -2550,25 +3315,36 @@ export interface components {
                 }[];
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
-            nextCursor: string[];
+            nextCursor: string | null;
         };
         VersionViewDto: {
-            authorId: string[];
+            authorId: string | null;
             authorName: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
             createdAt: string;
             /** @description sha256 over the canonical TOML and every file (path, sha256, mode) */
             digest: string;
             fileCount: number;
             files: {
-                /** @description base64 (only with ?withContent=true) */
+                /** @description The file content, base64 (only with ?withContent=true) */
                 content?: string;
+                /**
+                 * @description How `content` is encoded (always base64; present with content, so a file can be posted back as is)
+                 * @enum {string}
+                 */
+                encoding?: "base64";
                 mode: number;
                 path: string;
                 sha256: string;
                 size: number;
             }[];
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             id: string;
             message: string;
             number: number;
@@ -2576,7 +3352,10 @@ export interface components {
             policy: {
                 [key: string]: unknown;
             };
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
             policyId: string;
             /** @description Canonical requirements.toml: exactly what endpoints receive */
             toml: string;
@@ -2646,14 +3425,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description A token without the metrics, auditor or admin role. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -2675,12 +3467,18 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
-            /** @description A dependency is down; the error names it. */
+            /**
+             * @description A dependency is down; the error names it.
+             *
+             *     A dependency is unavailable; retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -2702,6 +3500,33 @@ export interface operations {
                     "application/json": components["schemas"]["SignedStatementDto"];
                 };
             };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AuditSettingsController_agent: {
@@ -2720,6 +3545,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditSettingsDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2769,20 +3621,22 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Missing, unknown or revoked credential. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: unknown;
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not an agent credential. */
@@ -2791,14 +3645,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: unknown;
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many held requests on this instance, or the database is unreachable; see Retry-After. */
@@ -2807,14 +3663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: unknown;
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2841,6 +3690,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnrolledDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2874,21 +3741,67 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or encoding. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description Ingest queue too deep: keep the spool, retry after Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
-            /** @description Queue (Redis) unavailable: keep the spool, retry after Retry-After. */
+            /**
+             * @description Queue (Redis) unavailable: keep the spool, retry after Retry-After.
+             *
+             *     A dependency is unavailable; retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -2918,14 +3831,45 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description Larger than the inventory bound */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -2945,6 +3889,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PublicKeysDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2970,6 +3941,42 @@ export interface operations {
                     "application/json": components["schemas"]["StatusAcceptedDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AuditLogController_list: {
@@ -2981,17 +3988,17 @@ export interface operations {
                 actionPrefix?: string;
                 /** @description Actor id (token or endpoint id) or actor name */
                 actor?: string;
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 /** @description json: one page; ndjson/csv: every matching entry streamed, oldest first (limit/cursor ignored) */
                 format?: "json" | "ndjson" | "csv";
-                /** @description Entries at or after this time */
+                /** @description Entries at or after this time (ISO 8601, 1970..9000) */
                 from?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 targetId?: string;
                 targetType?: string;
-                /** @description Entries before this time */
+                /** @description Entries before this time (ISO 8601, 1970..9000) */
                 to?: string;
             };
             header?: never;
@@ -3009,6 +4016,42 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEntryPageDto"];
                     "application/x-ndjson": components["schemas"]["AuditEntryPageDto"];
                     "text/csv": components["schemas"]["AuditEntryPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3029,6 +4072,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditCheckpointDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3054,6 +4133,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VerifyResultDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3100,16 +4215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3143,16 +4249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials or session */
@@ -3161,16 +4258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Signed in at the IdP, but in no group mapped to a role (HTML page) */
@@ -3178,7 +4266,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description Not found (or SSO is not configured) */
             404: {
@@ -3186,16 +4276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The identity provider cannot be reached (see Retry-After) */
@@ -3204,16 +4285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3243,16 +4315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found (or SSO is not configured) */
@@ -3261,16 +4324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The identity provider cannot be reached (see Retry-After) */
@@ -3279,16 +4333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3296,9 +4341,10 @@ export interface operations {
     EndpointsController_list: {
         parameters: {
             query?: {
-                /** @description The nextCursor of the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 groupId?: string;
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 platform?: string;
                 state?: "pending" | "applied" | "failed" | "drifted" | "revoked";
@@ -3315,6 +4361,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3338,6 +4420,51 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_endpoint: {
@@ -3359,12 +4486,50 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointInventoryDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -3392,12 +4557,50 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such endpoint, or no such group. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -3421,6 +4624,51 @@ export interface operations {
                     "application/json": components["schemas"]["EndpointViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EnrollmentController_revoke: {
@@ -3442,16 +4690,63 @@ export interface operations {
                     "application/json": components["schemas"]["EnrollmentSecretViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     HookRunsController_findings: {
         parameters: {
             query?: {
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 endpointId?: string;
                 groupId?: string;
                 includeResolved?: "true" | "false";
                 kind?: "missing_range" | "broken_link" | "dropped" | "quarantined";
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
             header?: never;
@@ -3469,14 +4764,50 @@ export interface operations {
                     "application/json": components["schemas"]["FindingPageDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     GroupsController_list: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only groups whose name starts with this */
                 namePrefix?: string;
@@ -3493,6 +4824,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GroupPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3518,6 +4885,51 @@ export interface operations {
                     "application/json": components["schemas"]["GroupViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EnrollmentController_list: {
@@ -3537,6 +4949,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnrollmentSecretListDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3565,6 +5022,51 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedEnrollmentSecretDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_preview: {
@@ -3589,12 +5091,50 @@ export interface operations {
                     "application/json": components["schemas"]["ReleasePreviewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -3615,6 +5155,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseListDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3643,6 +5228,60 @@ export interface operations {
                     "application/json": components["schemas"]["ReleaseViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     GroupsController_get: {
@@ -3662,6 +5301,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GroupViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3684,6 +5368,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GroupViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3711,6 +5449,60 @@ export interface operations {
                     "application/json": components["schemas"]["GroupViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AuditSettingsController_get: {
@@ -3732,12 +5524,54 @@ export interface operations {
                     "application/json": components["schemas"]["AuditSettingsDto"];
                 };
             };
-            /** @description Unknown group. */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Unknown group.
+             *
+             *     The resource does not exist.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -3764,30 +5598,73 @@ export interface operations {
                     "application/json": components["schemas"]["AuditSettingsDto"];
                 };
             };
-            /** @description Unknown group. */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Unknown group.
+             *
+             *     The resource does not exist.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
     HookRunsController_list: {
         parameters: {
             query?: {
-                /** @description opaque cursor from nextCursor */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 /** @description decision(s), comma-separated (e.g. deny,block) */
                 decision?: string;
                 endpointId?: string;
                 /** @description event name(s), comma-separated */
                 event?: string;
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
                 hookKey?: string;
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 managed?: "true" | "false";
                 policyDigest?: string;
@@ -3797,7 +5674,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3816,6 +5693,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HookRunPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3839,12 +5752,54 @@ export interface operations {
                     "application/json": components["schemas"]["HookRunDto"];
                 };
             };
-            /** @description No run with this id. */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description No run with this id.
+             *
+             *     The resource does not exist.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -3857,7 +5812,7 @@ export interface operations {
                 /** @description event name(s), comma-separated */
                 event?: string;
                 format?: "ndjson" | "csv";
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
@@ -3870,7 +5825,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3892,6 +5847,42 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     HookRunsController_stats: {
@@ -3903,7 +5894,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description event name(s), comma-separated */
                 event?: string;
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
@@ -3916,7 +5907,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3937,6 +5928,42 @@ export interface operations {
                     "application/json": components["schemas"]["StatsDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     HookRunsController_top: {
@@ -3947,12 +5974,13 @@ export interface operations {
                 endpointId?: string;
                 /** @description event name(s), comma-separated */
                 event?: string;
-                /** @description inclusive start time */
+                /** @description inclusive start time (ISO 8601, 1970..9000) */
                 from?: string;
                 groupId?: string;
                 hookHash?: string;
                 hookKey?: string;
                 kind: "failing" | "blocking";
+                /** @description Page size (1–100, default 10) */
                 limit?: number;
                 managed?: "true" | "false";
                 policyDigest?: string;
@@ -3962,7 +5990,7 @@ export interface operations {
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
-                /** @description exclusive end time */
+                /** @description exclusive end time (ISO 8601, 1970..9000) */
                 to?: string;
                 /** @description substring of the tool command (case-insensitive) */
                 toolCommand?: string;
@@ -3983,15 +6011,51 @@ export interface operations {
                     "application/json": components["schemas"]["TopDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_changes: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 endpointId?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 since?: string;
             };
@@ -4007,6 +6071,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InventoryChangePageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4026,6 +6126,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeniedHashListDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4052,6 +6179,42 @@ export interface operations {
                     "application/json": components["schemas"]["DeniedHashDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_undeny: {
@@ -4074,12 +6237,50 @@ export interface operations {
                     "application/json": components["schemas"]["RemovedDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -4103,6 +6304,42 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryFindingListDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_hooks: {
@@ -4110,12 +6347,12 @@ export interface operations {
             query?: {
                 /** @description Substring of the command, where commands are captured */
                 commandContains?: string;
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 groupId?: string;
                 hash?: string;
                 layer?: "system" | "user" | "project" | "session" | "plugin" | "managed";
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 plugin?: string;
                 /** @description The command's first word, exactly (e.g. curl) */
@@ -4142,7 +6379,36 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -4164,6 +6430,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetPluginListDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4191,16 +6493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
@@ -4209,16 +6502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
@@ -4227,16 +6511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4244,9 +6519,9 @@ export interface operations {
     MeController_listTokens: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
             header?: never;
@@ -4269,16 +6544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials or session */
@@ -4287,16 +6553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
@@ -4305,16 +6562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
@@ -4323,16 +6571,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4364,16 +6603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials or session */
@@ -4382,16 +6612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
@@ -4400,16 +6621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
@@ -4418,16 +6630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4457,16 +6660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials or session */
@@ -4475,16 +6669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
@@ -4493,16 +6678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found (or SSO is not configured) */
@@ -4511,16 +6687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
@@ -4529,16 +6696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4546,11 +6704,11 @@ export interface operations {
     PoliciesController_list: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 /** @description Only policies of this group */
                 groupId?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only policies whose name starts with this */
                 namePrefix?: string;
@@ -4567,6 +6725,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PolicyPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4592,6 +6786,51 @@ export interface operations {
                     "application/json": components["schemas"]["PolicyViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     PoliciesController_get: {
@@ -4611,6 +6850,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PolicyViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4633,6 +6917,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PolicyViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4661,14 +6999,68 @@ export interface operations {
                     "application/json": components["schemas"]["PolicyViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     VersionsController_list: {
         parameters: {
             query?: {
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
             header?: never;
@@ -4685,6 +7077,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4725,19 +7162,85 @@ export interface operations {
                     "application/json": components["schemas"]["VersionViewDto"];
                 };
             };
-            /** @description Stale base: error.details.currentVersion is the latest version. */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Stale base: error.details.currentVersion is the latest version.
+             *
+             *     Conflicts with the current state; the message (and `error.details`) say why.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
-            /** @description Versions exist but no base was named (baseVersion or If-Match). */
+            /** @description The If-Match precondition failed. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description Versions exist but no base was named (baseVersion or If-Match).
+             *
+             *     A precondition is required (send the base version or If-Match).
+             */
             428: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -4769,6 +7272,51 @@ export interface operations {
                     "text/x-diff": components["schemas"]["DiffViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     VersionsController_get: {
@@ -4794,6 +7342,51 @@ export interface operations {
                     "application/json": components["schemas"]["VersionViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     VersionsController_toml: {
@@ -4815,6 +7408,51 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4843,12 +7481,50 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationResultDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such policy. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -4869,6 +7545,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4893,6 +7614,60 @@ export interface operations {
                     "application/json": components["schemas"]["AbortedDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ReleasesController_advance: {
@@ -4912,6 +7687,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4939,6 +7768,60 @@ export interface operations {
                     "application/json": components["schemas"]["ReleaseViewDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ReleasesController_resume: {
@@ -4958,6 +7841,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReleaseViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4981,6 +7918,51 @@ export interface operations {
                     "application/json": components["schemas"]["RolloutDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SessionsController_list: {
@@ -4988,9 +7970,9 @@ export interface operations {
             query?: {
                 /** @description true: only live sessions; false: only ended ones */
                 active?: "true" | "false";
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only this person's sessions (IdP subject) */
                 subject?: string;
@@ -5015,16 +7997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials or session */
@@ -5033,16 +8006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
@@ -5051,16 +8015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
@@ -5069,16 +8024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5108,16 +8054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials or session */
@@ -5126,16 +8063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
@@ -5144,16 +8072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not found (or SSO is not configured) */
@@ -5162,16 +8081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
@@ -5180,16 +8090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            details?: {
-                                [key: string]: unknown;
-                            }[];
-                            message: string;
-                            requestId: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5210,6 +8111,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningKeyListDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5236,12 +8164,54 @@ export interface operations {
                     "application/json": components["schemas"]["SigningKeyViewDto"];
                 };
             };
-            /** @description The signing key comes from HOOKWARDEN_SIGNING_KEY: keys cannot be added or activated through the API. */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The signing key comes from HOOKWARDEN_SIGNING_KEY: keys cannot be added or activated through the API.
+             *
+             *     Conflicts with the current state; the message (and `error.details`) say why.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -5266,12 +8236,63 @@ export interface operations {
                     "application/json": components["schemas"]["SigningKeyViewDto"];
                 };
             };
-            /** @description The signing key comes from HOOKWARDEN_SIGNING_KEY: keys cannot be added or activated through the API. Also: the key is retired or has no stored private key. */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The signing key comes from HOOKWARDEN_SIGNING_KEY: keys cannot be added or activated through the API. Also: the key is retired or has no stored private key.
+             *
+             *     Conflicts with the current state; the message (and `error.details`) say why.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -5296,12 +8317,63 @@ export interface operations {
                     "application/json": components["schemas"]["SigningKeyViewDto"];
                 };
             };
-            /** @description The key is the active one, or a group is still served a bundle signed by it (details name them). */
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The key is the active one, or a group is still served a bundle signed by it (details name them).
+             *
+             *     Conflicts with the current state; the message (and `error.details`) say why.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -5323,6 +8395,33 @@ export interface operations {
                     "application/json": components["schemas"]["PublicKeysDto"];
                 };
             };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TokensController_list: {
@@ -5330,9 +8429,9 @@ export interface operations {
             query?: {
                 /** @description true: only live tokens; false: only revoked or expired */
                 active?: "true" | "false";
-                /** @description Opaque cursor from the previous page */
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
-                /** @description Page size (1–200) */
+                /** @description Page size (1–200, default 50) */
                 limit?: number;
                 /** @description Only tokens with this role */
                 role?: "admin" | "auditor" | "metrics";
@@ -5349,6 +8448,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5375,6 +8510,42 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedTokenDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TokensController_revoke: {
@@ -5395,6 +8566,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -35,7 +35,7 @@ export default function Endpoint({ params }: { params: Record<string, string> })
   const e = q.data;
   const status = (e.lastStatus ?? {}) as LastStatus;
   const errors = status.errors ?? [];
-  const digest = Array.isArray(e.appliedDigest) ? (e.appliedDigest[0] ?? null) : (e.appliedDigest as string | null);
+  const digest = e.appliedDigest;
   return (
     <>
       <PageHeader

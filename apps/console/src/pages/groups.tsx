@@ -52,7 +52,7 @@ async function endpointCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let cursor: string | undefined;
   for (let i = 0; i < 10; i++) {
-    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 500, cursor } } }));
+    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
     for (const e of page.items) if (e.state !== 'revoked') counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
     const next = nextCursorOf(page);
     if (!next) break;

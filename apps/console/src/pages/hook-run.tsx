@@ -5,9 +5,8 @@ import { api, unwrap } from '../api/client';
 import { Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link } from '../router';
 
-// A nullable field the document may type loosely.
-function val(v: unknown): string | null {
-  const x: unknown = Array.isArray(v) ? v[0] : v;
+// A field as text (null when absent or empty; objects and arrays as JSON).
+function val(x: unknown): string | null {
   if (x === null || x === undefined || x === '') return null;
   return typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? String(x) : JSON.stringify(x);
 }

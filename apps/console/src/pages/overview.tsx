@@ -19,7 +19,7 @@ async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }
   const items: Endpoint[] = [];
   let cursor: string | undefined;
   while (items.length < ENDPOINT_LIMIT) {
-    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 500, cursor } } }));
+    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
     items.push(...page.items);
     const next = nextCursorOf(page);
     if (!next) return { items, truncated: false };

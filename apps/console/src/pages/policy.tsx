@@ -34,7 +34,7 @@ function fileText(f: Version['files'][number]): string | null {
 function VersionDetail({ version }: { version: Version }) {
   const [file, setFile] = useState<string | null>(null);
   const shown = version.files.find((f) => f.path === file) ?? null;
-  const authorId = Array.isArray(version.authorId) ? version.authorId[0] : version.authorId;
+  const authorId = version.authorId;
   return (
     <>
       <Card title={`Version ${version.number}`} className="span-2">

@@ -1,0 +1,115 @@
+// The built API process (run `npm run build` first): one start-up line naming the URL, the docs URL and whether a
+// token was created (route mapping only at debug); no credential in any log line wherever it was sent; LOG_PRETTY.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+
+const MAIN = path.resolve(__dirname, '../../apps/api/dist/main.js');
+const STARTED =
+  /Hookwarden API listening on (http:\/\/127\.0\.0\.1:\d+) \(docs http:\/\/127\.0\.0\.1:\d+\/docs, console http:\/\/127\.0\.0\.1:\d+\/console\); ([^"\n]*)/;
+
+interface Server {
+  child: ChildProcess;
+  output: () => string;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+// Starts dist/main.js and waits (with a deadline) for its start-up line.
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const deadline = Date.now() + 60_000;
+  let m: RegExpExecArray | null = null;
+  while (!(m = STARTED.exec(out))) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`API exited ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`no start-up line within 60 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    output: () => out,
+    baseUrl: m[1]!,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+let db: TestDatabase;
+const prefix = `hwtest:${randomBytes(4).toString('hex')}`;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe('the API process', () => {
+  it('ends start-up with one line, keeps route mapping at debug, and never logs a credential', async () => {
+    const server = await startServer({ DATABASE_URL: db.url, REDIS_PREFIX: prefix, LOG_LEVEL: 'info' });
+    try {
+      const out = server.output();
+      expect(out.match(new RegExp(STARTED.source, 'g'))).toHaveLength(1);
+      expect(STARTED.exec(out)![2]).toContain('first admin token created');
+      expect(out).not.toMatch(/Mapped \{/);
+      expect(out).not.toMatch(/RoutesResolver|RouterExplorer|InstanceLoader/);
+      const token = /First start: created an admin API token[^\n]*\n\n\s+(hwt_[A-Za-z0-9_-]+)/.exec(out)?.[1];
+      expect(token).toBeDefined();
+      // The credential in a query string, a body, a header and a cookie: none of it may reach the log.
+      const enc = encodeURIComponent(token!);
+      await fetch(`${server.baseUrl}/v1/groups?access_token=${enc}&token=${enc}`);
+      await fetch(`${server.baseUrl}/v1/groups`, {
+        headers: { authorization: `Bearer ${token}`, cookie: `s=${token}` },
+      });
+      await fetch(`${server.baseUrl}/v1/groups/not-a-uuid?access_token=${enc}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await fetch(`${server.baseUrl}/v1/groups`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ access_token: token, name: 'x' }),
+      });
+      const ok = await fetch(`${server.baseUrl}/v1/groups`, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).toBe(200);
+      // Wait until the last request has been logged, then count.
+      const deadline = Date.now() + 10_000;
+      while ((server.output().match(/"statusCode":/g) ?? []).length < 5 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await server.stop();
+      const logged = server.output();
+      expect(logged.split(token!).length - 1).toBe(1); // only the one-time first-start box
+      expect(logged).toContain('[REDACTED]');
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  it('starts with LOG_PRETTY=true (pino-pretty is a dependency) and says no token was created on a used database', async () => {
+    const server = await startServer({
+      DATABASE_URL: db.url,
+      REDIS_PREFIX: prefix,
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: 'true',
+    });
+    try {
+      expect(STARTED.exec(server.output())![2]).toContain('no token created');
+      expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+      // Pretty output is not JSON lines.
+      expect(server.output()).not.toMatch(/^\{"level":/m);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
