@@ -2,9 +2,11 @@
 // token was created (route mapping only at debug); no credential in any log line wherever it was sent; LOG_PRETTY.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { TEST_REDIS_URL } from '../support/run';
 
 const MAIN = path.resolve(__dirname, '../../apps/api/dist/main.js');
 const STARTED =
@@ -93,6 +95,49 @@ describe('the API process', () => {
       expect(logged).toContain('[REDACTED]');
     } finally {
       await server.stop();
+    }
+  }, 120_000);
+
+  it('is not ready before the first admin token exists: the token works as soon as /readyz answers 200', async () => {
+    const fresh = await createTestDatabase();
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const token = `hwt_${randomBytes(32).toString('base64url')}`;
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: fresh.url,
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_PREFIX: `${prefix}:ready`,
+        HOOKWARDEN_BOOTSTRAP_TOKEN: token,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const deadline = Date.now() + 60_000;
+      // Polled tightly: the first 200 must already mean the token is stored.
+      for (;;) {
+        const ready = await fetch(`${base}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (ready === 200) break;
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error('the API did not become ready');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const groups = await fetch(`${base}/v1/groups`, { headers: { authorization: `Bearer ${token}` } });
+      expect(groups.status).toBe(200);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      await fresh.drop();
     }
   }, 120_000);
 

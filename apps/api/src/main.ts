@@ -4,6 +4,7 @@ import { bootstrapAdminTokenOutcome, type BootstrapOutcome, createApp } from './
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { type AppConfig, ConfigError, loadConfig } from './config/config.schema';
+import { HealthService } from './health/health.service';
 
 const TOKEN_STATE: Record<BootstrapOutcome, string> = {
   generated: 'first admin token created (printed above, shown only once)',
@@ -11,9 +12,13 @@ const TOKEN_STATE: Record<BootstrapOutcome, string> = {
   exists: 'no token created (the database already has tokens)',
 };
 
+const BOOTSTRAP_TASK = 'checking for the first admin token';
+
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const app = await createApp(config);
+  // Not ready until the first admin token exists: a client that waits for /readyz can use the token at once.
+  app.get(HealthService).startupPending(BOOTSTRAP_TASK);
   await app.listen({ port: config.PORT, host: config.HOST });
   void bootstrapUntilDone(app, config);
 }
@@ -32,6 +37,7 @@ async function bootstrapUntilDone(app: NestFastifyApplication, config: AppConfig
   for (;;) {
     try {
       const { outcome, secret } = await bootstrapAdminTokenOutcome(app, config);
+      app.get(HealthService).startupDone(BOOTSTRAP_TASK);
       if (secret) {
         process.stdout.write(
           `\n  First start: created an admin API token (shown only this once):\n\n    ${secret}\n\n` +

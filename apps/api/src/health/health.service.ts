@@ -39,7 +39,20 @@ export class HealthService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  // Throws a 503 naming every failing dependency.
+  /** Start-up work that must finish before the API is ready (e.g. creating the first admin token). */
+  private readonly pending = new Set<string>();
+
+  // Marks start-up work as begun: /readyz answers 503 naming it until `startupDone`.
+  startupPending(what: string): void {
+    this.pending.add(what);
+  }
+
+  // Marks start-up work as finished.
+  startupDone(what: string): void {
+    this.pending.delete(what);
+  }
+
+  // Throws a 503 naming every failing dependency and unfinished start-up work.
   async readiness(): Promise<Readiness> {
     const [pg, pgRead, redis] = await Promise.allSettled([
       withDeadline(this.prisma.$queryRaw`SELECT 1`, 'postgresql'),
@@ -58,6 +71,7 @@ export class HealthService {
         : errorText(pgRead.reason);
     }
     if (redis.status === 'rejected') failing.redis = errorText(redis.reason);
+    if (this.pending.size > 0) failing.startup = `still ${[...this.pending].join(', ')}`;
     const names = Object.keys(failing);
     if (names.length > 0) {
       throw new ApiError(
