@@ -71,7 +71,7 @@ async function time(discovery, toolName, n = ITER) {
     const t0 = performance.now();
     await core.dispatch('PreToolUse', input(toolName), {
       discovery,
-      capture: { mode: 'excerpts', maxExcerptBytes: 2048 },
+      capture: { capture: 'excerpts', maxExcerptBytes: 2048 },
     });
     xs.push(performance.now() - t0);
   }
