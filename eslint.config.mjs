@@ -52,8 +52,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/libs/**', '**/apps/**', '@hookwarden/*/*'],
-              message: 'Import other packages through their entry point (@hookwarden/...), never by path.',
+              // `@hookwarden/hook-core/cli` is an entry point too (its package.json `exports` map declares it).
+              group: ['**/libs/**', '**/apps/**', '@hookwarden/*/*', '!@hookwarden/hook-core/cli'],
+              message:
+                'Import other packages through their entry points (@hookwarden/..., exports map), never by path.',
             },
           ],
         },

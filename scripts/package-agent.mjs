@@ -72,6 +72,7 @@ for (const b of binaries) {
     legalComments: 'none',
     logLevel: 'warning',
     alias: {
+      '@hookwarden/hook-core/cli': path.join(root, 'libs/hook-core/src/cli/index.ts'),
       '@hookwarden/hook-core': path.join(root, 'libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': path.join(root, 'apps/agent-sync/src/index.ts'),
     },

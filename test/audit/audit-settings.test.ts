@@ -44,6 +44,12 @@ it('defaults to redacted excerpts, and an admin change reaches the agent and the
   const bad = await call(api.baseUrl, 'PUT', path, { token: api.adminToken, body: { ...body, redactPatterns: ['('] } });
   expect(bad.status).toBe(400);
   expect(bad.body.error.message).toContain('redactPatterns[0]');
+  // Validated by the engine's RE2 compiler: a JavaScript-only look-ahead would make every endpoint drop excerpts.
+  const lookahead = await call(api.baseUrl, 'PUT', path, {
+    token: api.adminToken,
+    body: { ...body, redactPatterns: ['secret(?=:)'] },
+  });
+  expect(lookahead.status).toBe(400);
   const missing = await call(api.baseUrl, 'PUT', '/v1/groups/00000000-0000-4000-8000-000000000000/audit-settings', {
     token: api.adminToken,
     body,

@@ -77,6 +77,11 @@ export interface DiscoveredHook {
   timeoutSec: number;
   managed: boolean;
   trust: TrustStatus;
+  /**
+   * 0-based position in the reference engine's whole hook list (its `displayOrder`), used in Stop/SubagentStop
+   * `hook_run_id`s; absent for handlers that engine does not list (prompt/agent).
+   */
+  displayOrder?: number;
   /** Set when the hook cannot run regardless of trust (e.g. `prompt`/`agent` type, `async: true`). */
   unsupported?: string;
   /** Whether dispatch will run it (feature on, supported, and managed/trusted — or enabled under bypass). */

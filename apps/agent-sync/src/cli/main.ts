@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // hookwarden-agent entry point (also the entry of its startup snapshot and single executable).
 import { CommanderError } from 'commander';
-import { startCli, warmUpCli } from '@hookwarden/hook-core';
+import { startCli, warmUpCli } from '@hookwarden/hook-core/cli';
 import { buildProgram } from './program';
 
 // Runs one command line (the arguments after the executable); resolves with the exit code.

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
+import { redactPatternError } from '@hookwarden/hook-core';
 import { CliError, type Problem } from '../cli/errors';
 import { parseDuration } from '../cli/parse';
 import { readBounded } from '../config/files';
@@ -28,14 +29,8 @@ const regexString = z
   .string()
   .min(1)
   .max(500)
-  .refine((s) => {
-    try {
-      new RegExp(s, 'g');
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'not a valid regular expression');
+  // The engine's own compiler (RE2 syntax): what validates here is what the API accepts and endpoints run.
+  .refine((s) => redactPatternError(s) === null, 'not a valid regular expression (RE2 syntax)');
 
 const captureSchema = z
   .object({

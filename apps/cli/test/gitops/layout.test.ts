@@ -87,6 +87,19 @@ describe('readLayout', () => {
     );
   });
 
+  it('redact patterns are checked by the engine compiler (RE2): a JavaScript-only look-ahead is refused', async () => {
+    const root = await layout('redact', {
+      'groups.toml':
+        '[groups.a]\n[groups.a.capture]\nmode = "excerpts"\nredact_patterns = ["MYCORP-\\\\d+", "secret(?=:)"]\n',
+      'policies/p1/policy.toml': 'group = "a"\n',
+      'policies/p1/requirements.toml': TOML,
+    });
+    const list = (await problems(root)).filter((l) => l.startsWith('groups.toml'));
+    expect(list).toEqual([
+      'groups.toml groups.a.capture.redact_patterns[1]: not a valid regular expression (RE2 syntax) [invalid_manifest]',
+    ]);
+  });
+
   it('cross-file rules: declared groups, unique names, one released policy per group', async () => {
     const root = await layout('cross', {
       'groups.toml': '[groups.a]\n',

@@ -1561,7 +1561,7 @@ export interface components {
              */
             inventoryCommands: "verbatim" | "program" | "hash" | "none";
             maxExcerptBytes: number;
-            /** @description extra regular expressions whose matches are replaced by [REDACTED] */
+            /** @description extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED] */
             redactPatterns: string[];
             /** @description also apply the built-in secret and token patterns */
             useDefaultRedact: boolean;

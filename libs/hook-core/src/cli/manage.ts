@@ -13,6 +13,19 @@ function userDirOf(o: CliOptions): string {
   return resolveLocations({ platform: process.platform, env: process.env, home: o.home }).userDir;
 }
 
+/** Run a change of the user layer's trust store; a failure (home a file, a symlink loop, ...) is a clear error. */
+function editStore<T>(userDir: string, edit: () => T): T {
+  try {
+    return edit();
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(
+      `cannot update the trust store ${resolve(userDir, 'config.toml')}: ${(e as Error).message}`,
+      EXIT.CONFIG,
+    );
+  }
+}
+
 /** Find a discovered hook by key, or fail with a configuration error. */
 function findHook(o: CliOptions, key: string): DiscoveredHook {
   const hook = discoverFor(o).hooks.find((h) => h.key === key);
@@ -29,13 +42,13 @@ export function registerManagementCommands(program: Command, io: CliIo, state: C
     .action((key: string | undefined, opts: CliOptions & { all?: boolean }) => {
       const userDir = userDirOf(opts);
       if (opts.all) {
-        const keys = trustAll(userDir, discoverFor(opts).hooks);
+        const keys = editStore(userDir, () => trustAll(userDir, discoverFor(opts).hooks));
         io.out(keys.length === 0 ? 'nothing to trust\n' : keys.map((k) => `trusted ${k}\n`).join(''));
         return;
       }
       if (key === undefined) throw new CliError('trust needs a hook key or --all', EXIT.USAGE);
       const hook = findHook(opts, key);
-      trustHook(userDir, key, hook.hash);
+      editStore(userDir, () => trustHook(userDir, key, hook.hash));
       io.out(`trusted ${key} at ${hook.hash}\n`);
     });
 
@@ -43,7 +56,8 @@ export function registerManagementCommands(program: Command, io: CliIo, state: C
     .description('disable a non-managed hook')
     .action((key: string, opts: CliOptions) => {
       findHook(opts, key);
-      disableHook(userDirOf(opts), key);
+      const userDir = userDirOf(opts);
+      editStore(userDir, () => disableHook(userDir, key));
       io.out(`disabled ${key}\n`);
     });
 
@@ -51,7 +65,8 @@ export function registerManagementCommands(program: Command, io: CliIo, state: C
     .description('re-enable a disabled hook (it still needs trust to run)')
     .action((key: string, opts: CliOptions) => {
       findHook(opts, key);
-      enableHook(userDirOf(opts), key);
+      const userDir = userDirOf(opts);
+      editStore(userDir, () => enableHook(userDir, key));
       io.out(`enabled ${key}\n`);
     });
 
@@ -59,12 +74,19 @@ export function registerManagementCommands(program: Command, io: CliIo, state: C
     .description('trust a project so its .zerotwo/ hooks load (default: --project or the current directory)')
     .action((dir: string | undefined, opts: CliOptions) => {
       const target = resolve(dir ?? opts.project ?? process.cwd());
-      trustProject(userDirOf(opts), target);
+      const userDir = userDirOf(opts);
+      editStore(userDir, () => trustProject(userDir, target));
       io.out(`trusted project ${target}\n`);
     });
 
   withLocations(program.command('lint <file>'))
-    .description('validate a hooks.json, config.toml or requirements.toml (errors and warnings with locations)')
+    .description(
+      'validate a hooks.json, config.toml or requirements.toml (errors and warnings with locations); anything that would stop a configured hook from running (bad timeout or type, missing command, invalid matcher, an event that is not a list, an unknown event) is an error',
+    )
+    .addHelpText(
+      'after',
+      '\nExit codes:\n  0  no errors (warnings may be printed)\n  1  usage error (unknown option, bad option value)\n  2  the file has errors, or cannot be read\n',
+    )
     .option('--json', 'print JSON')
     .action((file: string, opts: CliOptions & { json?: boolean }) => {
       let result;

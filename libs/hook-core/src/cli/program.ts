@@ -1,6 +1,7 @@
 // zerotwo-hooks: list, trust, disable, enable, trust-project, explain, dispatch, lint (see README "Engine → CLI").
 import { Command, CommanderError } from 'commander';
 import { isHookEvent } from '../config/events';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../config/json-located';
 import { dispatch } from '../engine/dispatch';
 import { explain } from '../engine/explain';
 import { SpoolSink } from '../record/spool';
@@ -44,7 +45,8 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
     .version(HOOK_CORE_VERSION, '-V, --version', 'print the engine version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText('after', EXIT_CODES_HELP);
 
   withLocations(program.command('list'))
     .description('every discovered hook with source, event, matcher, key, hash and status, and every skipped source')
@@ -93,12 +95,14 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
       },
     );
 
-  withLocations(program.command('dispatch <event>'))
+  withLocations(program.command('dispatch <event>'), { lenientRedact: true })
     .description('read the event input JSON on stdin, run the hooks, print {event, outcome, runs, warnings}')
     .action(async (name: string, opts: CliOptions) => {
       const event = eventArg(name);
       const text = await io.readStdin();
       let input: unknown;
+      if (tooDeepAt(text, MAX_JSON_DEPTH) >= 0)
+        throw new CliError(`stdin is nested deeper than ${MAX_JSON_DEPTH} levels`, EXIT.USAGE);
       try {
         input = text.trim() === '' ? {} : JSON.parse(text);
       } catch (e) {
@@ -121,6 +125,9 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
         policy,
         runner: { loginShell: opts.loginShell },
       });
+      for (const w of result.warnings)
+        if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))
+          io.err(`zerotwo-hooks: warning: ${w}\n`);
       io.out(JSON.stringify(result) + '\n');
     });
 
@@ -128,12 +135,65 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
   return program;
 }
 
-/** Run the CLI with arguments (without node and script); resolves with the exit code. */
+/** Exit codes, as printed at the end of `--help`. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  success (dispatch: the hooks ran, the decision is in the printed JSON; lint: no errors)
+  1  usage or internal error (unknown command, event or option, an invalid option value, stdin not a JSON object)
+  2  configuration error (lint: something would stop a configured hook from running; an unknown hook key;
+     changing a managed hook; list: discovery reported an error, e.g. a requirements.toml that fails closed)
+`;
+
+/** Value-taking flags of the location/run options (long and short spellings). */
+function valueFlags(): Set<string> {
+  const flags = new Set<string>();
+  for (const o of withLocations(new Command()).options) {
+    if (!o.required && !o.optional) continue;
+    if (o.long) flags.add(o.long);
+    if (o.short) flags.add(o.short);
+  }
+  return flags;
+}
+
+/** Every flag of the location/run options. */
+function locationFlags(): Set<string> {
+  const flags = new Set<string>();
+  for (const o of withLocations(new Command()).options) {
+    if (o.long) flags.add(o.long);
+    if (o.short) flags.add(o.short);
+    if (o.negate && o.long) flags.add(o.long);
+  }
+  return flags;
+}
+
+/**
+ * Moves location/run options written before the subcommand (`zerotwo-hooks --home H list`) to just after it, where
+ * the subcommand parses them; anything else (help, version, unknown options) is left for commander to handle.
+ */
+export function hoistGlobalOptions(argv: readonly string[]): string[] {
+  const known = locationFlags();
+  const withValue = valueFlags();
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const a = argv[i] ?? '';
+    if (!a.startsWith('-') || a === '--') break;
+    const flag = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    if (!known.has(flag)) return [...argv];
+    leading.push(a);
+    i++;
+    if (withValue.has(flag) && !a.includes('=') && i < argv.length) leading.push(argv[i++] ?? '');
+  }
+  if (leading.length === 0 || i >= argv.length || argv[i] === '--') return [...argv];
+  return [argv[i] ?? '', ...leading, ...argv.slice(i + 1)];
+}
+
+/** Run the CLI with arguments (without node and script); resolves with the exit code (never rejects, no stacks). */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const state: CliState = { exitCode: EXIT.OK };
   const program = buildProgram(io, state);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(hoistGlobalOptions(argv), { from: 'user' });
     return state.exitCode;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
@@ -141,7 +201,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       io.err(`zerotwo-hooks: ${e.message}\n`);
       return e.exitCode;
     }
-    io.err(`zerotwo-hooks: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    // Never a stack trace: the message says what failed.
+    io.err(`zerotwo-hooks: error: ${e instanceof Error ? e.message : String(e)}\n`);
     return EXIT.USAGE;
   }
 }

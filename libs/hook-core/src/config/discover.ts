@@ -8,6 +8,7 @@ import { hookHash, hookKey } from '../trust/hash';
 import { isProjectTrusted, readTrustState, trustStatusOf, type TrustState } from '../trust/state';
 import { DiagnosticCollector } from './diagnostics';
 import { nodeFs, pathApiFor, resolveLocations, findGitRoot, type DiscoveryFs, type PathApi } from './env';
+import { EVENT_SPEC } from '../event-spec';
 import { normalizeTimeout } from './events';
 import { loadConfigTomlText, loadHooksJsonText, type FeatureSetting, type LoadedFile } from './load-files';
 import { normalizeHooksTable } from './normalize';
@@ -199,6 +200,19 @@ function hooksOf(src: Source, trust: TrustState, platform: NodeJS.Platform): Dis
   return out;
 }
 
+/**
+ * The reference engine's hook-list position (`displayOrder`, used in `hook_run_id`): 0-based over the whole list,
+ * sources in listing order, inside a source events in the reference engine's own order, then groups and handlers as
+ * written; only command handlers are numbered (prompt/agent handlers are not listed there).
+ */
+function assignDisplayOrder(perSource: DiscoveredHook[][]): void {
+  let order = 0;
+  for (const list of perSource) {
+    const byEvent = [...list].sort((a, b) => EVENT_SPEC[a.event].referenceOrder - EVENT_SPEC[b.event].referenceOrder);
+    for (const h of byEvent) if (h.handler.type === 'command') h.displayOrder = order++;
+  }
+}
+
 // Why a hook will not run, or undefined when it will.
 function skipReasonOf(h: DiscoveredHook, enabled: boolean, featureReason: string, bypass: boolean): string | undefined {
   if (!enabled) return `hooks are off: ${featureReason}`;
@@ -336,13 +350,22 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
   }
 
   const bypass = options.bypassTrust === true;
-  const hooks = sources.flatMap((s) => hooksOf(s, trust, platform));
+  const perSource = sources.map((s) => hooksOf(s, trust, platform));
+  assignDisplayOrder(perSource);
+  const hooks = perSource.flat();
   let needReview = 0;
   for (const h of hooks) {
     const reason = skipReasonOf(h, feature.enabled, feature.reason, bypass);
     h.runnable = reason === undefined;
     if (reason !== undefined) h.skipReason = reason;
     if (h.trust === 'untrusted' || h.trust === 'modified') needReview++;
+  }
+  if (bypass && feature.enabled) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'hook_trust_bypassed',
+      message: `hook trust is bypassed (--dangerously-bypass-hook-trust): every enabled hook runs without review${needReview > 0 ? `, including ${needReview} new or changed hook(s)` : ''}`,
+    });
   }
   if (needReview > 0 && !bypass && feature.enabled) {
     diagnostics.push({

@@ -1,5 +1,5 @@
 // Injectable filesystem/platform/env and the default locations of every layer.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 
@@ -12,11 +12,39 @@ export interface DiscoveryFs {
   realpath?(path: string): string | undefined;
 }
 
-/** Node's filesystem. */
+/** Largest configuration file read (hooks.json, config.toml, requirements.toml, plugin manifests): 4 MiB. */
+export const MAX_CONFIG_FILE_BYTES = 4 * 1024 * 1024;
+
+/** An error with a Node-style code, for refusals that are not system errors. */
+function refusal(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+// Reads a regular file of at most MAX_CONFIG_FILE_BYTES; a FIFO, device or directory is refused (never blocks).
+function readBoundedFile(path: string): string {
+  if (!statSync(path).isFile()) throw refusal('ENOTREG', 'not a regular file');
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw refusal('ENOTREG', 'not a regular file');
+    if (st.size > MAX_CONFIG_FILE_BYTES)
+      throw refusal('EFBIG', `larger than ${MAX_CONFIG_FILE_BYTES} bytes (${st.size} bytes)`);
+    // Read at most one byte past the limit: a file that grows while read is still bounded.
+    const buf = Buffer.alloc(Math.min(st.size, MAX_CONFIG_FILE_BYTES) + 1);
+    let n = 0;
+    for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, null);
+    if (n > MAX_CONFIG_FILE_BYTES) throw refusal('EFBIG', `larger than ${MAX_CONFIG_FILE_BYTES} bytes`);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Node's filesystem (reads are bounded in size and never block on special files). */
 export const nodeFs: DiscoveryFs = {
   readFile(path) {
     try {
-      return readFileSync(path, 'utf8');
+      return readBoundedFile(path);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;

@@ -1,6 +1,6 @@
 // Public API of configuration loading and discovery.
 export { discoverHooks, type DiscoverOptions } from './discover';
-export { nodeFs, resolveLocations, findGitRoot, type DiscoveryFs, type Locations } from './env';
+export { nodeFs, resolveLocations, findGitRoot, MAX_CONFIG_FILE_BYTES, type DiscoveryFs, type Locations } from './env';
 export {
   CONTEXT_EVENTS,
   MATCHER_EVENTS,
@@ -18,4 +18,5 @@ export { loadHooksJsonText, loadConfigTomlText, type LoadedFile, type FeatureSet
 export { normalizeHooksTable, type NormalizedEvent, type NormalizedGroup, type NormalizedHandler } from './normalize';
 export type { PluginSpec } from './plugins';
 export { formatPath } from './diagnostics';
-export { lintFile, lintText, lintKindOf, type LintKind } from './lint';
+export { lintFile, lintText, lintKindOf, HOOK_DROPPING_CODES, type LintKind } from './lint';
+export { MAX_JSON_DEPTH } from './json-located';

@@ -175,11 +175,39 @@ function parseWithPositions(text: string): JsonParseResult {
   }
 }
 
+/** Deepest nesting of arrays and objects accepted (a hooks.json needs 6 levels; deeper input is hostile). */
+export const MAX_JSON_DEPTH = 100;
+
+/** Offset of the first bracket nested deeper than `limit` (strings skipped), or -1: one linear pass, no recursion. */
+export function tooDeepAt(text: string, limit: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // Skip a string (escapes included); an unterminated one is left to the parser.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > limit) return i;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return -1;
+}
+
 /**
  * Parses JSON text strictly (no comments, no trailing commas). JSON.parse does the work; the position index is
- * built lazily, only when a diagnostic needs a location or the text is invalid (to locate the error).
+ * built lazily, only when a diagnostic needs a location or the text is invalid (to locate the error). Nesting deeper
+ * than MAX_JSON_DEPTH is refused up front (located), so no parser or walker recurses without bound.
  */
 export function parseJsonLocated(text: string): JsonParseResult {
+  const deep = tooDeepAt(text, MAX_JSON_DEPTH);
+  if (deep >= 0) {
+    const { line, column } = toLineCol(lineStarts(text), deep);
+    return { ok: false, message: `nested deeper than ${MAX_JSON_DEPTH} levels`, line, column };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);

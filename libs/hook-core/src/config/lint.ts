@@ -8,11 +8,30 @@ import { loadConfigTomlText, loadHooksJsonText } from './load-files';
 
 export type LintKind = 'hooks.json' | 'config.toml' | 'requirements.toml';
 
-// Splits diagnostics by severity.
+/**
+ * Diagnostic codes that mean a configured hook will not run (its handler, group, event or file is dropped). Loading
+ * keeps going with a warning; lint reports them as errors (exit 2), so a broken hook never ships unnoticed.
+ */
+export const HOOK_DROPPING_CODES: ReadonlySet<string> = new Set([
+  'invalid_handler',
+  'invalid_timeout',
+  'invalid_group',
+  'invalid_matcher',
+  'invalid_event',
+  'unknown_event',
+  'missing_hooks_wrapper',
+  'invalid_document',
+  'invalid_hooks',
+]);
+
+// Splits diagnostics by severity; hook-dropping warnings count as errors.
 function split(diags: ConfigDiagnostic[]): LintResult {
+  const promoted = diags.map((d) =>
+    d.severity === 'warning' && HOOK_DROPPING_CODES.has(d.code) ? { ...d, severity: 'error' as const } : d,
+  );
   return {
-    errors: diags.filter((d) => d.severity === 'error'),
-    warnings: diags.filter((d) => d.severity === 'warning'),
+    errors: promoted.filter((d) => d.severity === 'error'),
+    warnings: promoted.filter((d) => d.severity === 'warning'),
   };
 }
 

@@ -1,4 +1,5 @@
-// Matcher semantics: match-all forms, exact `|`-alternatives, otherwise an unanchored regex (Rust-regex compatible subset).
+// Matcher semantics: match-all forms, exact `|`-alternatives, otherwise an unanchored RE2 regex (linear time).
+import { compileLinearRegex } from '../match/regex';
 
 /** A compiled matcher: test a candidate (tool name, source, trigger, ...). */
 export interface CompiledMatcher {
@@ -12,34 +13,7 @@ const EXACT = /^[A-Za-z0-9_|]+$/;
 const MATCH_ALL: CompiledMatcher = { kind: 'all', test: () => true };
 const cache = new Map<string, MatcherCompileResult>();
 
-// Rejects regex features JavaScript accepts but the reference engine's Rust regex does not.
-function rustIncompatibility(pattern: string): string | undefined {
-  if (/\(\?<?[=!]/.test(pattern)) return 'look-around assertions are not supported';
-  if (/\\[1-9]/.test(pattern) || /\\k</.test(pattern)) return 'backreferences are not supported';
-  return undefined;
-}
-
-const JS_SYNTAX = new Set('^$\\.*+?()[]{}|/-'.split(''));
-
-// Rust regex lets any ASCII punctuation be escaped (`\!`); JS unicode mode does not, so such escapes become `\xHH`.
-function translateEscapes(pattern: string): string {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i] ?? '';
-    if (c !== '\\' || i + 1 >= pattern.length) {
-      out += c;
-      continue;
-    }
-    const next = pattern[i + 1] ?? '';
-    i++;
-    const code = next.charCodeAt(0);
-    const punct = code < 128 && /[!-/:-@[-`{-~]/.test(next);
-    out += punct && !JS_SYNTAX.has(next) ? `\\x${code.toString(16).padStart(2, '0')}` : `\\${next}`;
-  }
-  return out;
-}
-
-// Compiles a matcher string once (cached): `undefined`, `""` and `"*"` match everything.
+// Compiles a matcher string once (cached): `undefined`, `""` and `"*"` match everything; regexes are RE2 (linear time).
 export function compileConfigMatcher(matcher: string | undefined): MatcherCompileResult {
   if (matcher === undefined || matcher === '' || matcher === '*') return { ok: true, matcher: MATCH_ALL };
   const hit = cache.get(matcher);
@@ -49,24 +23,8 @@ export function compileConfigMatcher(matcher: string | undefined): MatcherCompil
     const names = new Set(matcher.split('|'));
     result = { ok: true, matcher: { kind: 'exact', test: (v) => names.has(v) } };
   } else {
-    const bad = rustIncompatibility(matcher);
-    if (bad) result = { ok: false, error: bad };
-    else {
-      // Rust's leading inline flag group `(?i)` becomes a JS flag; other inline flags are unsupported.
-      let source = translateEscapes(matcher);
-      let flags = 'u';
-      const inline = /^\(\?([ims]+)\)/.exec(source);
-      if (inline?.[1]) {
-        flags += inline[1];
-        source = source.slice(inline[0].length);
-      }
-      try {
-        const re = new RegExp(source, flags);
-        result = { ok: true, matcher: { kind: 'regex', test: (v) => re.test(v) } };
-      } catch (e) {
-        result = { ok: false, error: (e as Error).message };
-      }
-    }
+    const c = compileLinearRegex(matcher);
+    result = c.ok ? { ok: true, matcher: { kind: 'regex', test: (v) => c.regex.test(v) } } : c;
   }
   if (cache.size > 10_000) cache.clear();
   cache.set(matcher, result);

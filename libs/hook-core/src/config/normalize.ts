@@ -61,6 +61,21 @@ const KEY_HINTS: Readonly<Record<string, string>> = {
   description: 'descriptions are ignored',
 };
 
+/** Longest value preview in a diagnostic. */
+const MAX_SHOWN = 80;
+
+// A short, always-printable preview of a configured value for a diagnostic (bigint-safe, bounded).
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  let text: string;
+  try {
+    text = typeof v === 'bigint' ? v.toString() : (JSON.stringify(v) ?? typeof v);
+  } catch {
+    text = typeof v;
+  }
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+}
+
 // Is this a plain JSON/TOML object?
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
@@ -95,11 +110,10 @@ function normalizeHandler(
   }
   const type = raw['type'];
   if (type !== 'command' && type !== 'prompt' && type !== 'agent') {
-    out.warn(
-      'invalid_handler',
-      `handler \`type\` must be "command", "prompt" or "agent", got ${JSON.stringify(type) ?? 'nothing'}; dropped`,
-      [...path, 'type'],
-    );
+    out.warn('invalid_handler', `handler \`type\` must be "command", "prompt" or "agent", got ${show(type)}; dropped`, [
+      ...path,
+      'type',
+    ]);
     return undefined;
   }
   warnUnknownKeys(
@@ -132,7 +146,7 @@ function normalizeHandler(
     if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 0) {
       out.warn(
         'invalid_timeout',
-        `\`timeout\` must be a non-negative integer number of seconds, got ${JSON.stringify(timeout)}; handler dropped`,
+        `\`timeout\` must be a non-negative integer number of seconds, got ${show(timeout)}; handler dropped`,
         [...path, 'timeout'],
       );
       return undefined;
@@ -206,35 +220,32 @@ function normalizeGroup(
     out.warn('null_matcher', '`matcher: null` is treated as no matcher (matches everything)', [...path, 'matcher']);
   } else if (m !== undefined) {
     if (typeof m !== 'string') {
-      out.warn('invalid_matcher', `matcher must be a string, got ${JSON.stringify(m)}; group dropped`, [
-        ...path,
-        'matcher',
-      ]);
-      return undefined;
-    }
-    const c = compileConfigMatcher(m);
-    if (!c.ok) {
-      out.warn('invalid_matcher', `invalid matcher ${JSON.stringify(m)}: ${c.error}; group dropped`, [
-        ...path,
-        'matcher',
-      ]);
+      out.warn('invalid_matcher', `matcher must be a string, got ${show(m)}; group dropped`, [...path, 'matcher']);
       return undefined;
     }
     matcher = m;
     if (!MATCHER_EVENTS.has(event)) {
-      if (c.matcher.kind !== 'all') {
+      // The reference engine does not even compile a matcher its event ignores: an invalid one drops nothing.
+      if (m !== '' && m !== '*') {
         out.warn(
           'matcher_ignored',
-          `${event} ignores matchers; ${JSON.stringify(m)} is ignored and the group matches every ${event}`,
+          `${event} ignores matchers; ${show(m)} is ignored and the group matches every ${event}`,
           [...path, 'matcher'],
         );
       }
-    } else if (matcherLooksLikeExpression(m)) {
-      out.warn(
-        'matcher_suspicious',
-        `matcher ${JSON.stringify(m)} contains spaces or operators; matchers are regexes over names, so it will likely never match`,
-        [...path, 'matcher'],
-      );
+    } else {
+      const c = compileConfigMatcher(m);
+      if (!c.ok) {
+        out.warn('invalid_matcher', `invalid matcher ${show(m)}: ${c.error}; group dropped`, [...path, 'matcher']);
+        return undefined;
+      }
+      if (matcherLooksLikeExpression(m)) {
+        out.warn(
+          'matcher_suspicious',
+          `matcher ${JSON.stringify(m)} contains spaces or operators; matchers are regexes over names, so it will likely never match`,
+          [...path, 'matcher'],
+        );
+      }
     }
   }
   const hooks = raw['hooks'];

@@ -60,11 +60,25 @@ function relPath(root: string, abs: string, p: PathApi): string {
 export function resolvePlugin(spec: PluginSpec, fs: DiscoveryFs, p: PathApi): ResolvedPlugin {
   const root = p.resolve(spec.root);
   const diagnostics: ConfigDiagnostic[] = [];
+  // A file that cannot be read (directory, FIFO, symlink loop, too large) is skipped with a located warning.
+  const read = (path: string): string | undefined => {
+    try {
+      return fs.readFile(path);
+    } catch (e) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'read_error',
+        message: `cannot read ${path}: ${(e as Error).message}; file ignored`,
+        file: path,
+      });
+      return undefined;
+    }
+  };
   let manifestPath: string | undefined;
   let manifestText: string | undefined;
   for (const m of MANIFESTS) {
     const candidate = p.join(root, ...m.split('/'));
-    const text = fs.readFile(candidate);
+    const text = read(candidate);
     if (text !== undefined) {
       manifestPath = candidate;
       manifestText = text;
@@ -73,7 +87,7 @@ export function resolvePlugin(spec: PluginSpec, fs: DiscoveryFs, p: PathApi): Re
   }
   let name = spec.name ?? p.basename(root);
   const loadFile = (abs: string): PluginSource | undefined => {
-    const text = fs.readFile(abs);
+    const text = read(abs);
     if (text === undefined) return undefined;
     const loaded = loadHooksJsonText(text, abs);
     return { keySource: `${name}:${relPath(root, abs, p)}`, loaded };

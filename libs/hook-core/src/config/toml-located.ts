@@ -55,6 +55,9 @@ function child(node: KeyNode, key: string | number, loc: { line: number; column:
   return c;
 }
 
+/** Longest line the locator indexes (longer lines get the location of their table). */
+const MAX_INDEXED_LINE = 4096;
+
 // Indexes where every table and key is defined (array-of-table elements by index), in one pass over the lines.
 function indexLines(text: string): KeyNode {
   const root: KeyNode = {};
@@ -74,6 +77,11 @@ function indexLines(text: string): KeyNode {
     }
     const first = line.trimStart()[0];
     if (first === undefined || first === '#') continue;
+    // The header/key regexes backtrack on pathological lines: lines longer than any real key line are not indexed.
+    if (line.length > MAX_INDEXED_LINE) {
+      depth = Math.max(0, bracketDelta(line));
+      continue;
+    }
     if (first === '[') {
       const h = HEADER.exec(line);
       if (!h) continue;
@@ -148,7 +156,8 @@ export function parseTomlLocated(text: string): TomlParseResult {
       const first = (e.message.split('\n')[0] ?? e.message).trim();
       return { ok: false, message: first, line: e.line, column: e.column };
     }
-    throw e;
+    // Anything else (e.g. a RangeError on hostile input) is still a located refusal, never a crash.
+    return { ok: false, message: `cannot parse: ${(e as Error).message}`, line: 1, column: 1 };
   }
   return { ok: true, value, locator: tomlLocator(text) };
 }

@@ -10,9 +10,11 @@ import {
   captureToolCall,
   compileRedactions,
   DEFAULT_CAPTURE_SETTINGS,
-  redactText,
+  MAX_ERROR_BYTES,
+  redactExcerpt,
   type CaptureSettings,
 } from '../record/capture';
+import type { LinearRegex } from '../match/regex';
 import type { RunRecordDraft, ToolCall } from '../record/schema';
 import type { RunRecordSink } from '../record/sink';
 import { SpoolSink } from '../record/spool';
@@ -20,6 +22,7 @@ import { pluginEnv } from '../run/shell';
 import { runCommand, systemClock, type RunnerOptions, type RunResult } from '../run/runner';
 import { DEFAULT_CONTEXT_LIMIT_TOKENS, spillIfNeeded, type SpillFs } from '../spill/spill';
 import { discoverHooks, type DiscoverOptions } from '../config/discover';
+import { eventSpec } from '../event-spec';
 import type { Discovery, HookEvent } from '../types';
 import { buildEventInput } from './input';
 import { considerHooks, type Consideration } from './eligibility';
@@ -60,9 +63,9 @@ export interface DispatchResult {
   warnings: string[];
 }
 
-/** Kebab/snake name of an event, as used in hook run ids (`pre_tool_use`). */
-function snake(event: HookEvent): string {
-  return event.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+/** `hook_run_id` of a continuation prompt: `<event_snake>:<reference list position>:<source file>`. */
+function hookRunId(event: HookEvent, c: Consideration): string {
+  return `${eventSpec(event).snake}:${c.hook.displayOrder ?? c.position - 1}:${c.hook.sourceFile}`;
 }
 
 /** A RunResult for a hook that did not run. */
@@ -118,7 +121,8 @@ export async function dispatch(
   });
   const relevant = considered.filter((c) => c.matched || c.skipReason?.startsWith('invalid_matcher'));
 
-  // Launch every eligible hook at once; results keep configured order.
+  // Launch every eligible hook at once; results keep configured order (the event's timeout cap applies).
+  const maxTimeout = eventSpec(event).maxTimeoutSec ?? Number.POSITIVE_INFINITY;
   const baseEnv = options.env ?? process.env;
   const results = await Promise.all(
     relevant.map((c) =>
@@ -128,7 +132,7 @@ export async function dispatch(
               command: c.command,
               cwd,
               stdin,
-              timeoutSec: event === 'SessionEnd' ? Math.min(c.hook.timeoutSec, 3) : c.hook.timeoutSec,
+              timeoutSec: Math.min(c.hook.timeoutSec, maxTimeout),
               env: c.hook.plugin ? pluginEnv(baseEnv, c.hook.plugin) : baseEnv,
             },
             options.runner,
@@ -165,7 +169,7 @@ export async function dispatch(
   const ran = relevant.map((c, i) => ({ c, i })).filter(({ c }) => c.run);
   const agg = aggregate(
     event,
-    ran.map(({ c, i }) => ({ parsed: parsed[i]!, hookRunId: `${snake(event)}:${c.position}:${c.hook.sourceFile}` })),
+    ran.map(({ c, i }) => ({ parsed: parsed[i]!, hookRunId: hookRunId(event, c) })),
     input.tool_input,
   );
   warnings.push(...agg.outcome.conflicts);
@@ -178,8 +182,16 @@ export async function dispatch(
   }
 
   // Records: one per considered hook whose matcher fired (or that was skipped before matching could apply).
-  const capture: CaptureSettings = { ...DEFAULT_CAPTURE_SETTINGS, ...options.capture };
-  const patterns = compileRedactions(capture);
+  let capture: CaptureSettings = { ...DEFAULT_CAPTURE_SETTINGS, ...options.capture };
+  const { patterns, invalid } = compileRedactions(capture);
+  if (invalid.length > 0) {
+    // A redaction pattern that does not compile never stops the hooks; no text it was meant to cover is recorded.
+    for (const bad of invalid)
+      warnings.push(
+        `invalid redaction pattern ${JSON.stringify(bad.pattern)}: ${bad.error}; excerpts are not recorded`,
+      );
+    if (capture.capture === 'excerpts') capture = { ...capture, capture: 'digests' };
+  }
   const policy = options.policy ?? { revision: null, digest: discovery.managed?.digest ?? null };
   const dispatchId = uuid();
   const recordedAt = new Date(clock.now()).toISOString();
@@ -218,7 +230,7 @@ interface RecordContext {
   turnId: string | null;
   matcherInput: string | null;
   capture: CaptureSettings;
-  patterns: RegExp[];
+  patterns: readonly LinearRegex[];
   policy: { revision: string | null; digest: string | null };
   spillPath: string | null;
 }
@@ -274,7 +286,7 @@ function buildRecord(
     signal: c.run ? r.signal : null,
     timedOut: r.timedOut,
     verdict: p.verdict,
-    error: p.error !== undefined ? redactText(p.error, ctx.patterns) : null,
+    error: p.error !== undefined ? redactExcerpt(p.error, MAX_ERROR_BYTES, ctx.patterns) : null,
     decision: eff?.decision ?? null,
     effect: c.run ? (eff?.effect ?? 'none') : 'none',
     notes: p.notes,

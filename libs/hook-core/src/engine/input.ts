@@ -1,38 +1,20 @@
 // Builds the JSON object a hook receives on stdin: common fields plus the event's own fields.
 import { canonicalToolName } from '../match/matcher';
+import { EVENT_SPEC } from '../event-spec';
 import type { HookEvent } from '../types';
 
-type FieldDefault = string | boolean | null;
-/** Event-specific fields (with the default used when the caller omits one). */
-const EVENT_FIELDS: Readonly<Record<HookEvent, Readonly<Record<string, FieldDefault>>>> = {
-  SessionStart: { source: 'startup', permission_mode: 'default' },
-  SessionEnd: { reason: 'other' },
-  SubagentStart: { turn_id: '', agent_id: '', agent_type: '', permission_mode: 'default' },
-  SubagentStop: {
-    turn_id: '',
-    agent_id: '',
-    agent_type: '',
-    agent_transcript_path: null,
-    stop_hook_active: false,
-    last_assistant_message: null,
-    permission_mode: 'default',
-  },
-  PreToolUse: { turn_id: '', tool_name: '', tool_use_id: '', tool_input: null, permission_mode: 'default' },
-  PermissionRequest: { turn_id: '', tool_name: '', tool_input: null, permission_mode: 'default' },
-  PostToolUse: {
-    turn_id: '',
-    tool_name: '',
-    tool_use_id: '',
-    tool_input: null,
-    tool_response: null,
-    permission_mode: 'default',
-  },
-  PreCompact: { turn_id: '', trigger: 'manual' },
-  PostCompact: { turn_id: '', trigger: 'manual' },
-  UserPromptSubmit: { turn_id: '', prompt: '', permission_mode: 'default' },
-  Stop: { turn_id: '', stop_hook_active: false, last_assistant_message: null, permission_mode: 'default' },
-};
 const COMMON = ['session_id', 'transcript_path', 'cwd', 'hook_event_name', 'model'];
+
+/**
+ * Shell tool input as hooks see it: unified exec (`exec_command`) sends its command line as `cmd`; Bash hooks read
+ * `tool_input.command` (and block messages end with `Command: <cmd>`), so `cmd` is reported as `command`.
+ */
+function shellToolInput(toolInput: unknown): unknown {
+  if (typeof toolInput !== 'object' || toolInput === null || Array.isArray(toolInput)) return toolInput;
+  const { cmd, ...rest } = toolInput as Record<string, unknown>;
+  if (typeof cmd !== 'string' || typeof rest.command === 'string') return toolInput;
+  return { command: cmd, ...rest };
+}
 
 /** The event input with the spec's fields only: unknown top-level fields are dropped and listed. */
 export function buildEventInput(
@@ -40,7 +22,8 @@ export function buildEventInput(
   raw: Readonly<Record<string, unknown>>,
   defaults: { cwd?: string } = {},
 ): { input: Record<string, unknown>; ignoredFields: string[] } {
-  const fields = EVENT_FIELDS[event];
+  const spec = EVENT_SPEC[event];
+  const fields = spec.inputFields;
   const input: Record<string, unknown> = {
     session_id: typeof raw.session_id === 'string' ? raw.session_id : '',
     transcript_path: typeof raw.transcript_path === 'string' ? raw.transcript_path : null,
@@ -48,9 +31,12 @@ export function buildEventInput(
     hook_event_name: event,
   };
   // SessionEnd carries no model (reference behaviour).
-  if (event !== 'SessionEnd') input.model = typeof raw.model === 'string' ? raw.model : '';
+  if (spec.hasModel) input.model = typeof raw.model === 'string' ? raw.model : '';
   for (const [name, def] of Object.entries(fields)) input[name] = raw[name] === undefined ? def : raw[name];
-  if (typeof input.tool_name === 'string') input.tool_name = canonicalToolName(input.tool_name);
+  if (typeof input.tool_name === 'string') {
+    input.tool_name = canonicalToolName(input.tool_name);
+    if (input.tool_name === 'Bash') input.tool_input = shellToolInput(input.tool_input);
+  }
   const ignoredFields = Object.keys(raw).filter((k) => !(k in fields) && !COMMON.includes(k));
   return { input, ignoredFields };
 }

@@ -6,7 +6,8 @@ import { parse as parseToml } from 'smol-toml';
 import { discoverHooks } from '../config/discover';
 import { canonicalJson } from '../trust/canonical-json';
 import { readTrustState } from '../trust/state';
-import { compileRedactions, redactText } from '../record/capture';
+import { compileRedactions, REDACT_MARGIN_BYTES, redactText } from '../record/capture';
+import type { LinearRegex } from '../match/regex';
 import { sha256Hex } from '../record/canonical';
 import type { DiscoveredHook, Discovery } from '../types';
 import {
@@ -87,11 +88,14 @@ export function programOf(command: string): string | null {
   return word.slice(0, 512) || null;
 }
 
+/** Longest command text an inventory entry reports (mode `verbatim`). */
+const MAX_COMMAND_CHARS = 8192;
+
 // The command fields of an inventoried hook under the privacy mode.
 function commandFields(
   command: string,
   mode: InventoryCommandMode,
-  patterns: readonly RegExp[],
+  patterns: readonly LinearRegex[],
 ): Pick<InventoryHook, 'commandHash' | 'program' | 'command'> {
   if (mode === 'none') return { commandHash: null, program: null, command: null };
   const commandHash = `sha256:${sha256Hex(command)}`;
@@ -101,7 +105,11 @@ function commandFields(
   return {
     commandHash,
     program: program && redactText(program, patterns),
-    command: redactText(command, patterns).slice(0, 8192),
+    // Bounded before it is redacted (linear time in the bound), then cut to the field's size.
+    command: redactText(command.slice(0, MAX_COMMAND_CHARS + REDACT_MARGIN_BYTES), patterns).slice(
+      0,
+      MAX_COMMAND_CHARS,
+    ),
   };
 }
 
@@ -113,7 +121,7 @@ function entryOf(
   suppressedReason: string | null,
   project: string | null,
   mode: InventoryCommandMode,
-  patterns: readonly RegExp[],
+  patterns: readonly LinearRegex[],
 ): InventoryHook {
   const source = governed ?? hook;
   const fate = governed ? (governed.runnable ? 'run' : 'skipped') : 'skipped';
@@ -158,11 +166,27 @@ function discoverPair(
 
 // Collects the inventory of every configured home; never throws for a user's broken files (they become warnings).
 export function collectInventory(options: CollectOptions): InventoryDocument {
-  const patterns = compileRedactions(options.redact);
+  const { patterns, invalid } = compileRedactions(options.redact);
   const hooks: InventoryHook[] = [];
   const seen = new Set<string>();
   const skippedSources: InventoryDocument['skippedSources'] = [];
   const warnings: InventoryDocument['warnings'] = [];
+  // A redaction pattern that does not compile: no command text it was meant to cover is reported (hashes only).
+  let commandMode = options.commandMode;
+  if (invalid.length > 0 && (commandMode === 'verbatim' || commandMode === 'program')) {
+    commandMode = 'hash';
+    for (const bad of invalid.slice(0, 10))
+      warnings.push({
+        user: '',
+        code: 'invalid_redaction_pattern',
+        message:
+          `invalid redaction pattern ${JSON.stringify(bad.pattern.slice(0, 500))}: ${bad.error}; commands are reported as hashes only`.slice(
+            0,
+            2000,
+          ),
+        file: null,
+      });
+  }
   const users: InventoryDocument['users'] = [];
   let hooksEnabled = true;
   let allowManagedHooksOnly = false;
@@ -207,14 +231,14 @@ export function collectInventory(options: CollectOptions): InventoryDocument {
             byKey.get(hook.key),
             managedOnlyReason,
             hook.layer === 'project' ? (projectDir ?? null) : null,
-            options.commandMode,
+            commandMode,
             patterns,
           ),
         );
       }
       if (!managedDone) {
         for (const hook of governed.hooks.filter((h) => h.layer === 'managed')) {
-          push(entryOf('', hook, hook, null, null, options.commandMode, patterns));
+          push(entryOf('', hook, hook, null, null, commandMode, patterns));
         }
         managedDone = true;
       }
@@ -240,7 +264,7 @@ export function collectInventory(options: CollectOptions): InventoryDocument {
   }
   const body = {
     schema: 'hookwarden.inventory/1' as const,
-    commandMode: options.commandMode,
+    commandMode,
     policyRevision: options.policyRevision,
     hooksEnabled,
     allowManagedHooksOnly,

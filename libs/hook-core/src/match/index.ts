@@ -1,2 +1,3 @@
-// Matching stage: matcher semantics per event.
+// Matching stage: the linear-time regex compiler and matcher semantics per event.
+export * from './regex';
 export * from './matcher';

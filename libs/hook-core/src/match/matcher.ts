@@ -1,24 +1,15 @@
 // Matcher semantics per event: which input field a matcher filters, exact alternatives vs regex, tool aliases.
 import { compileConfigMatcher } from '../config/matcher';
-import type { HookEvent } from '../types';
+import { EVENT_SPEC } from '../event-spec';
+import { HOOK_EVENTS, type HookEvent } from '../types';
 
 /** A compiled matcher: true when the hook should fire for the given candidate names. */
 export type MatcherFn = (candidates: readonly string[]) => boolean;
 
 /** The input field each event's matcher filters; `undefined` for events that ignore matchers. */
-export const MATCHER_FIELD: Readonly<Record<HookEvent, string | undefined>> = {
-  PreToolUse: 'tool_name',
-  PermissionRequest: 'tool_name',
-  PostToolUse: 'tool_name',
-  PreCompact: 'trigger',
-  PostCompact: 'trigger',
-  SessionStart: 'source',
-  SessionEnd: 'reason',
-  SubagentStart: 'agent_type',
-  SubagentStop: 'agent_type',
-  UserPromptSubmit: undefined,
-  Stop: undefined,
-};
+export const MATCHER_FIELD: Readonly<Record<HookEvent, string | undefined>> = Object.fromEntries(
+  HOOK_EVENTS.map((e) => [e, EVENT_SPEC[e].matcherField ?? undefined]),
+) as Record<HookEvent, string | undefined>;
 
 /** Tool names that are shell or unified-exec paths: they are reported and matched as `Bash`. */
 export const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set([

@@ -1,39 +1,20 @@
 // Reads one run's exit status and output according to its event's rules (spec + reference behaviour).
+import { MAX_JSON_DEPTH, tooDeepAt } from '../config/json-located';
+import { eventsWhere } from '../event-spec';
 import type { HookEvent } from '../types';
 import type { RunResult } from '../run/runner';
 import type { ParsedRun } from './types';
 
 /** Events where exit 2 with a stderr reason blocks / gives feedback / continues. */
-const EXIT2_BLOCKS: ReadonlySet<HookEvent> = new Set([
-  'PreToolUse',
-  'PermissionRequest',
-  'PostToolUse',
-  'UserPromptSubmit',
-  'Stop',
-  'SubagentStop',
-]);
+const EXIT2_BLOCKS = eventsWhere((s) => s.exit2Blocks);
 /** Events where plain stdout becomes developer context. */
-const PLAIN_TEXT_CONTEXT: ReadonlySet<HookEvent> = new Set(['SessionStart', 'UserPromptSubmit', 'SubagentStart']);
+const PLAIN_TEXT_CONTEXT = eventsWhere((s) => s.plainText === 'context');
 /** Events where plain stdout is invalid (JSON expected). */
-const PLAIN_TEXT_INVALID: ReadonlySet<HookEvent> = new Set(['Stop', 'SubagentStop']);
+const PLAIN_TEXT_INVALID = eventsWhere((s) => s.plainText === 'invalid');
 /** Events whose JSON `hookSpecificOutput.additionalContext` is delivered. */
-const CONTEXT_EVENTS: ReadonlySet<HookEvent> = new Set([
-  'SessionStart',
-  'UserPromptSubmit',
-  'SubagentStart',
-  'PreToolUse',
-  'PostToolUse',
-]);
+const CONTEXT_EVENTS = eventsWhere((s) => s.producesContext);
 /** Events that honour `continue: false`. */
-const STOP_EVENTS: ReadonlySet<HookEvent> = new Set([
-  'SessionStart',
-  'PreCompact',
-  'PostCompact',
-  'UserPromptSubmit',
-  'SubagentStop',
-  'Stop',
-  'PostToolUse',
-]);
+const STOP_EVENTS = eventsWhere((s) => s.honoursContinueFalse);
 
 /** Whether the event can produce model-visible additionalContext (additionalContextLimit is meaningful). */
 export function eventProducesContext(event: HookEvent): boolean {
@@ -75,6 +56,8 @@ export function parseRun(
   const text = run.stdout.trim();
   if (text === '') return { status: 'ok', verdict: 'no_output', notes: [] };
   if (text.startsWith('{') || text.startsWith('[')) {
+    if (tooDeepAt(text, MAX_JSON_DEPTH) >= 0)
+      return fail('invalid', `invalid ${eventLabel(event)} JSON output: nested deeper than ${MAX_JSON_DEPTH} levels`);
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -1,6 +1,8 @@
 // Output capture settings for run records (none, digests, or redacted bounded excerpts): the one schema the API
-// stores per group, the agent caches and passes to the engine, and the engine applies.
+// stores per group, the agent caches and passes to the engine, and the engine applies. Redaction patterns are RE2
+// (the engine's linear-time compiler), and every text is bounded before it is redacted.
 import { z } from 'zod';
+import { compileLinearRegex, regexError, type LinearRegex } from '../match/regex';
 import { canonicalJson } from '../trust/canonical-json';
 import { sha256Hex } from './canonical';
 import type { OutputCapture, ToolCall } from './schema';
@@ -27,10 +29,10 @@ export const captureSettingsSchema = z.object({
         .string()
         .min(1)
         .max(MAX_REDACT_PATTERN_CHARS)
-        .refine((s) => redactPatternError(s) === null, 'not a valid redaction pattern'),
+        .refine((s) => redactPatternError(s) === null, 'not a valid regular expression (RE2 syntax)'),
     )
     .max(MAX_REDACT_PATTERNS)
-    .describe('extra regular expressions whose matches are replaced by [REDACTED]'),
+    .describe('extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED]'),
   useDefaultRedact: z.boolean().describe('also apply the built-in secret and token patterns'),
   inventoryCommands: z
     .enum(['verbatim', 'program', 'hash', 'none'])
@@ -50,14 +52,9 @@ export const DEFAULT_CAPTURE_SETTINGS: Readonly<CaptureSettings> = {
   inventoryCommands: 'program',
 };
 
-/** Why a redaction pattern does not compile with the engine's compiler, or null when it does. */
+/** Why a redaction pattern does not compile with the engine's compiler (RE2 syntax), or null when it does. */
 export function redactPatternError(source: string): string | null {
-  try {
-    compilePattern(source);
-    return null;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
+  return regexError(source) ?? null;
 }
 
 /** Secrets and tokens redacted from excerpts, reasons and errors by default. */
@@ -80,39 +77,84 @@ export const DEFAULT_REDACTIONS: readonly string[] = [
 /** Marker replacing a redacted secret. */
 export const REDACTED = '[REDACTED]';
 
-const compiled = new Map<string, RegExp[]>();
+/** Bytes past the excerpt bound that are redacted too, so a secret cut by the bound is still caught whole. */
+export const REDACT_MARGIN_BYTES = 4096;
+/** Bound of a record's `error` text in bytes. */
+export const MAX_ERROR_BYTES = 2048;
 
-/** Compile redaction patterns (cached per pattern list; inline `(?i:` groups are rewritten for JavaScript). */
-export function compileRedactions(settings: Pick<CaptureSettings, 'redactPatterns' | 'useDefaultRedact'>): RegExp[] {
+/** Redaction patterns compiled by the engine's linear-time compiler, and the ones that did not compile. */
+export interface CompiledRedactions {
+  patterns: readonly LinearRegex[];
+  invalid: readonly { pattern: string; error: string }[];
+}
+
+const compiled = new Map<string, CompiledRedactions>();
+
+/** Compile redaction patterns (cached per list) with the engine's RE2 compiler; the ones that do not compile are listed. */
+export function compileRedactions(
+  settings: Pick<CaptureSettings, 'redactPatterns' | 'useDefaultRedact'>,
+): CompiledRedactions {
   const sources = [...(settings.useDefaultRedact ? DEFAULT_REDACTIONS : []), ...settings.redactPatterns];
   const key = sources.join('\u0000');
   const hit = compiled.get(key);
   if (hit) return hit;
-  const res = sources.map(compilePattern);
-  if (compiled.size < 64) compiled.set(key, res);
-  return res;
+  const patterns: LinearRegex[] = [];
+  const invalid: { pattern: string; error: string }[] = [];
+  for (const src of sources) {
+    const c = compileLinearRegex(src);
+    if (c.ok) patterns.push(c.regex);
+    else invalid.push({ pattern: src, error: c.error });
+  }
+  const result = { patterns, invalid };
+  if (compiled.size < 64) compiled.set(key, result);
+  return result;
 }
 
-// Compiles one redaction pattern (JavaScript lacks inline flag groups: `(?i:...)` makes the whole pattern ignore case).
-function compilePattern(src: string): RegExp {
-  const ci = src.includes('(?i:');
-  return new RegExp(ci ? src.replace(/\(\?i:/g, '(?:') : src, ci ? 'gi' : 'g');
-}
-
-/** Apply redactions to a text. */
-export function redactText(text: string, patterns: readonly RegExp[]): string {
+/** Apply redactions to a text (linear time in its length per pattern). */
+export function redactText(text: string, patterns: readonly LinearRegex[]): string {
   let out = text;
-  for (const re of patterns) out = out.replace(re, REDACTED);
+  for (const re of patterns) out = re.replaceAll(out, REDACTED);
   return out;
+}
+
+/** The longest prefix of `buf` of at most `maxBytes` bytes that ends on a UTF-8 character boundary. */
+function cutPoint(buf: Buffer, maxBytes: number): number {
+  if (buf.length <= maxBytes) return buf.length;
+  let end = maxBytes;
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return end;
 }
 
 /** Cut a string to at most `maxBytes` UTF-8 bytes at a character boundary, marking the cut. */
 export function boundBytes(text: string, maxBytes: number): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  const end = cutPoint(buf, maxBytes);
   return `${buf.subarray(0, end).toString('utf8')}…[${buf.length - end} bytes omitted]`;
+}
+
+/**
+ * Redacted excerpt of at most `maxBytes` bytes: the text is first cut to `maxBytes` + REDACT_MARGIN_BYTES, redacted,
+ * then bounded, so the cost is linear in the bound (not in the captured output) and a secret straddling the bound
+ * is still redacted. The omitted count covers the redacted window's rest plus everything past the window.
+ */
+export function redactExcerpt(text: string, maxBytes: number, patterns: readonly LinearRegex[]): string {
+  // A JavaScript string holds at most 3 UTF-8 bytes per UTF-16 unit: only long texts need the byte cut.
+  const windowBytes = maxBytes + REDACT_MARGIN_BYTES;
+  let window = text;
+  let beyond = 0;
+  if (text.length * 3 > windowBytes) {
+    const buf = Buffer.from(text, 'utf8');
+    const end = cutPoint(buf, windowBytes);
+    if (end < buf.length) {
+      window = buf.subarray(0, end).toString('utf8');
+      beyond = buf.length - end;
+    }
+  }
+  const red = Buffer.from(redactText(window, patterns), 'utf8');
+  if (red.length <= maxBytes && beyond === 0) return red.toString('utf8');
+  const end = cutPoint(red, maxBytes);
+  return `${red.subarray(0, end).toString('utf8')}…[${red.length - end + beyond} bytes omitted]`;
 }
 
 /** Record view of one output stream under the capture settings (null with capture `none`). */
@@ -120,12 +162,12 @@ export function captureOutput(
   text: string,
   truncated: boolean,
   settings: Pick<CaptureSettings, 'capture' | 'maxExcerptBytes'>,
-  patterns: readonly RegExp[],
+  patterns: readonly LinearRegex[],
 ): OutputCapture | null {
   if (settings.capture === 'none') return null;
   const cap: OutputCapture = { bytes: Buffer.byteLength(text, 'utf8'), truncated, sha256: sha256Hex(text) };
   if (settings.capture === 'excerpts' && text !== '')
-    cap.excerpt = boundBytes(redactText(text, patterns), settings.maxExcerptBytes);
+    cap.excerpt = redactExcerpt(text, settings.maxExcerptBytes, patterns);
   return cap;
 }
 
@@ -136,12 +178,12 @@ const COMMAND_TOOLS = new Set(['Bash', 'apply_patch']);
 export function captureText(
   text: string | undefined,
   settings: Pick<CaptureSettings, 'capture' | 'maxExcerptBytes'>,
-  patterns: readonly RegExp[],
+  patterns: readonly LinearRegex[],
 ): { text: string | null; sha256?: string } {
   if (text === undefined || settings.capture === 'none') return { text: null };
   const sha256 = sha256Hex(text);
   if (settings.capture === 'digests') return { text: null, sha256 };
-  return { text: boundBytes(redactText(text, patterns), settings.maxExcerptBytes), sha256 };
+  return { text: redactExcerpt(text, settings.maxExcerptBytes, patterns), sha256 };
 }
 
 /** Record view of the tool call a hook saw (null without a tool name or in mode `none`). */
@@ -149,7 +191,7 @@ export function captureToolCall(
   toolName: string | undefined,
   toolInput: unknown,
   settings: Pick<CaptureSettings, 'capture' | 'maxExcerptBytes'>,
-  patterns: readonly RegExp[],
+  patterns: readonly LinearRegex[],
 ): ToolCall | null {
   if (toolName === undefined || settings.capture === 'none') return null;
   const call: ToolCall = { name: toolName };
@@ -165,8 +207,8 @@ export function captureToolCall(
   if (command !== undefined) call.commandSha256 = sha256Hex(command);
   if (settings.capture === 'excerpts') {
     const max = settings.maxExcerptBytes;
-    if (inputJson !== undefined) call.input = boundBytes(redactText(inputJson, patterns), max);
-    if (command !== undefined) call.command = boundBytes(redactText(command, patterns), max);
+    if (inputJson !== undefined) call.input = redactExcerpt(inputJson, max, patterns);
+    if (command !== undefined) call.command = redactExcerpt(command, max, patterns);
   }
   return call;
 }

@@ -112,6 +112,15 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boole
   }
 }
 
+/** Longest delay Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+/** Timer delay for a timeout in seconds: at least 1 s, clamped to what Node's timers can wait. */
+export function timerDelayMs(timeoutSec: number): number {
+  const ms = Math.max(1, timeoutSec) * 1000;
+  return Number.isFinite(ms) ? Math.min(ms, MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;
+}
+
 /** Run one command through the shell and resolve with its result (never rejects). */
 export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promise<RunResult> {
   const clock = options.clock ?? systemClock;
@@ -202,20 +211,17 @@ export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promis
       finish();
     });
 
-    timers.timeout = setTimeout(
-      () => {
-        if (exited && closed) return;
-        timedOut = true;
-        killDone = false;
-        killGroup(child, 'SIGTERM', isWindows);
-        setTimeout(() => {
-          killGroup(child, 'SIGKILL', isWindows);
-          killDone = true;
-          finish();
-        }, options.killGraceMs ?? 250);
-      },
-      Math.max(1, req.timeoutSec) * 1000,
-    );
+    timers.timeout = setTimeout(() => {
+      if (exited && closed) return;
+      timedOut = true;
+      killDone = false;
+      killGroup(child, 'SIGTERM', isWindows);
+      setTimeout(() => {
+        killGroup(child, 'SIGKILL', isWindows);
+        killDone = true;
+        finish();
+      }, options.killGraceMs ?? 250);
+    }, timerDelayMs(req.timeoutSec));
 
     child.stdin?.end(req.stdin);
   });

@@ -1,14 +1,15 @@
 // Spilling: oversized model-visible hook output is saved whole to disk and replaced by a head-and-tail preview.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** Default model-visible limit in (approximate) tokens. */
 export const DEFAULT_CONTEXT_LIMIT_TOKENS = 2500;
 
 /** File operations spilling needs (injectable for tests). */
 export interface SpillFs {
-  mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
+  /** Creates one directory (never recursive: Node's recursive mkdir can loop forever on some file systems). */
+  mkdir(path: string, options: { mode: number }): Promise<unknown>;
   writeFile(path: string, data: string, options: { mode: number; flag: string }): Promise<void>;
 }
 
@@ -32,6 +33,25 @@ export interface SpillResult {
 }
 
 const nodeFs: SpillFs = { mkdir, writeFile };
+
+/** Creates `dir` and its missing parents, one level at a time (bounded by the path's depth; never loops). */
+export async function ensureDir(fs: SpillFs, dir: string, mode: number): Promise<void> {
+  const chain: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    chain.unshift(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of chain) {
+    try {
+      await fs.mkdir(d, { mode });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // An existing parent is fine; if it is not a directory, the next level fails with ENOTDIR.
+      if (code === 'EEXIST' || (code === 'EISDIR' && d !== chain[chain.length - 1])) continue;
+      throw e;
+    }
+  }
+}
 
 /** Approximate token count as the reference engine estimates it: UTF-8 bytes / 4, rounded up. */
 export function approxTokens(text: string): number {
@@ -93,7 +113,7 @@ export async function spillIfNeeded(text: string, limitTokens: number, options: 
   const dir = join(options.tempDir, 'hook_outputs', sanitizeSessionId(options.sessionId));
   const path = join(dir, `${(options.uuid ?? (() => randomUUID({ disableEntropyCache: true })))()}.txt`);
   try {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensureDir(fs, dir, 0o700);
     await fs.writeFile(path, text, { mode: 0o600, flag: 'wx' });
   } catch (err) {
     return {

@@ -3,7 +3,8 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXIT, runCli, runRecordSchema, sha256Hex, type CliIo } from '@hookwarden/hook-core';
+import { runRecordSchema, sha256Hex } from '@hookwarden/hook-core';
+import { EXIT, runCli, type CliIo } from '@hookwarden/hook-core/cli';
 import { emit, tmp } from '../engine/support';
 
 /** Run the CLI in-process with the given stdin; capture output and exit code. */

@@ -62,6 +62,15 @@ describe('matchers', () => {
       'matcher_suspicious@$.hooks.PreToolUse[0].matcher',
     ]);
   });
+
+  it('an invalid matcher on an event that ignores matchers drops nothing (the reference does not compile it)', () => {
+    const { rows, diags } = load({
+      UserPromptSubmit: [{ matcher: '(', hooks: [{ type: 'command', command: 'a' }] }],
+      Stop: [{ matcher: '[', hooks: [{ type: 'command', command: 'b' }] }],
+    });
+    expect(rows.map((r) => r.handler.command)).toEqual(['a', 'b']);
+    expect(diags.map((d) => d.code)).toEqual(['matcher_ignored', 'matcher_ignored']);
+  });
 });
 
 describe('handlers', () => {

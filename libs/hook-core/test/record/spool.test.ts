@@ -9,10 +9,10 @@ import {
   runRecordSchema,
   sha256Hex,
   SpoolSink,
-  writeSpoolState,
   type CaptureSettings,
   type RunRecordDraft,
 } from '@hookwarden/hook-core';
+import { writeSpoolState } from '../../src/record/spool';
 import { bashInput, discovery, emit, hook, tmp } from '../engine/support';
 
 /** Records produced by one real dispatch of `n` hooks. */
