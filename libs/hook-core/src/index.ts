@@ -156,6 +156,9 @@ export {
   type ContentProblem,
   type ManagedLocations,
   type ManagedPlatform,
+  fileSha256,
+  versionDigest,
+  type DigestFile,
 } from './bundle';
 export {
   errorBodySchema,
@@ -192,6 +195,7 @@ export {
   type PreviewEndpoint,
   type PreviewOptions,
   previewRelease,
+  releaseCanSuppress,
   type ReleasePreview,
 } from './inventory';
 
