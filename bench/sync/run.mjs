@@ -3,32 +3,19 @@
 // Run with `npm run bench:sync` after `npm run build`. Loopback only. Needs nginx and wrk (apt-get install nginx wrk).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import pg from 'pg';
+import { ADMIN_URL, createDatabase, dbUrl, freePort, root, sql } from '../lib.mjs';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const AGENT_COUNTS = (process.env.BENCH_AGENTS ?? '1000,10000').split(',').map(Number);
 const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 8);
-const ADMIN_URL = process.env.HW_BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const TOKEN = `hwt_bench_${randomBytes(24).toString('base64url')}`;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'hw-bench-sync-'));
 const children = [];
 const now = () => performance.timeOrigin + performance.now();
 const log = (...a) => console.error('[bench:sync]', ...a);
-
-// A free loopback port.
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // Spawns a command with the open-file limit raised to 20,000.
 function spawnWithLimit(cmd, env = {}) {
@@ -39,47 +26,6 @@ function spawnWithLimit(cmd, env = {}) {
   });
   children.push(child);
   return child;
-}
-
-// Runs SQL on a database.
-async function sql(url, text, params = []) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
-
-const dbUrl = (name) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-
-// A migrated database: cloned from the test template when present, else migrated from scratch.
-async function createDatabase() {
-  const dir = path.join(root, 'prisma/migrations');
-  const hash = createHash('sha256');
-  for (const name of readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort()) {
-    hash
-      .update(name)
-      .update('\0')
-      .update(readFileSync(path.join(dir, name, 'migration.sql')));
-  }
-  const template = `hw_tpl_${hash.digest('hex').slice(0, 12)}`;
-  const name = `hw_bench_${randomBytes(4).toString('hex')}`;
-  const exists = (await sql(ADMIN_URL, 'SELECT 1 FROM pg_database WHERE datname = $1', [template])).length > 0;
-  if (exists) await sql(ADMIN_URL, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  else {
-    await sql(ADMIN_URL, `CREATE DATABASE "${name}"`);
-    execFileSync(path.join(root, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: dbUrl(name) },
-      stdio: 'ignore',
-    });
-  }
-  return name;
 }
 
 // JSON request against the API with the admin token.

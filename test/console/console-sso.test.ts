@@ -5,7 +5,6 @@
 // at the API and at the provider. A person mints a CLI token in the console and the real CLI logs in with it.
 // No console error on any page.
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -15,19 +14,11 @@ import { launchBrowser, type TestBrowser, watchProblems } from '../support/brows
 import { runCli } from '../support/cli';
 import { call } from '../support/http';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider';
+import { freePort } from '../support/net';
 
 let api: TestApi;
 let idp: TestProvider;
 let browser: TestBrowser;
-
-// A port nothing listens on right now (the provider needs the API's callback URL before the API starts).
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   const apiUrl = `http://127.0.0.1:${await freePort()}`;

@@ -1,25 +1,13 @@
 // `npm run demo -- --exit`: the whole flow against its own API, worker and database; it removes everything it made.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { admin } from '../support/db';
 import { TEST_REDIS_URL } from '../support/run';
+import { freePort } from '../support/net';
 
 const DEMO = path.resolve(__dirname, '../../scripts/demo.mjs');
-
-// A free TCP port on 127.0.0.1.
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm run demo', () => {
   it('runs every step to the end, denies rm -rf, allows ls, shows the auditor view, then cleans up', async () => {

@@ -1,12 +1,12 @@
 // Single sign-on against a real OpenID Provider on loopback: sign-in through the real redirects, group→role mapping,
 // refused people, session expiry and revocation, role re-checks, key rotation, CSRF, personal tokens and sign-out.
-import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider';
 import { type AppRoute, appRoutes, concretePath } from '../support/routes';
+import { freePort } from '../support/net';
 
 let api: TestApi;
 let idp: TestProvider;
@@ -106,15 +106,6 @@ async function csrfOf(browser: Browser): Promise<string> {
 async function sessionIdOf(browser: Browser): Promise<string> {
   const me = await asSession(browser, 'GET', '/v1/me');
   return me.body.session.id as string;
-}
-
-// A port nothing listens on right now.
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 beforeAll(async () => {

@@ -4,24 +4,13 @@ import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './net';
 
 export interface OwnedRedis {
   port: number;
   url: string;
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-// Finds a free TCP port on 127.0.0.1.
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 // Resolves once the port accepts connections.

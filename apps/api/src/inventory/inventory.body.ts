@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { MAX_INVENTORY_BYTES } from '@hookwarden/hook-core';
+import { jsonDepth } from '../common/json-depth';
 
 /** The media type of inventory uploads. */
 export const INVENTORY_MEDIA_TYPE = 'application/vnd.hookwarden.inventory+json';
@@ -19,23 +20,6 @@ class BodyError extends Error {
   ) {
     super(message);
   }
-}
-
-// The deepest nesting of arrays and objects in a JSON text (one linear pass, strings skipped).
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return max;
 }
 
 // Registers the parser for INVENTORY_MEDIA_TYPE.
@@ -61,7 +45,7 @@ export function registerInventoryParser(fastify: FastifyInstance): void {
           throw new BodyError(415, `Unsupported Content-Encoding ${encoding} (use gzip or none)`);
         }
         const text = raw.toString('utf8');
-        if (jsonDepth(text) > MAX_DEPTH)
+        if (jsonDepth(text, MAX_DEPTH) > MAX_DEPTH)
           throw new BodyError(400, `Inventory JSON nested deeper than ${MAX_DEPTH} levels`);
         try {
           return JSON.parse(text) as unknown;
