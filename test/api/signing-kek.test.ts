@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../apps/api/src/config/config.schema';
 import { kekIdOf, seal, unseal } from '../../apps/api/src/signing/kek';
-import { readKekFile } from '../../apps/api/src/signing/key-vault.service';
+import { KeyVault, readKekFile } from '../../apps/api/src/signing/key-vault.service';
 import { keyIdOf } from '../../apps/api/src/signing/signing.service';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
@@ -133,5 +133,29 @@ describe('KEK configuration', () => {
     expect(() => readKekFile(path.join(dir, 'bad'), false)).toThrow(/not base64|32 bytes/);
     expect(unseal(seal('x', 'k', first.kek), 'k', [first.kek])).toBe('x');
     await fs.rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe('other secrets under the KEK (SSO refresh tokens)', () => {
+  const vault = (env: Record<string, string>) =>
+    new KeyVault(loadConfig({ NODE_ENV: 'test', HOOKWARDEN_KEK: kekA, ...env }));
+
+  it('seals bound to an owner; opens with the current or a previous KEK; refuses another owner, KEK or altered text', () => {
+    const a = vault({});
+    const sealed = a.sealSecret('refresh-token-value', 'owner-1');
+    expect(sealed).toMatch(/^hwkek1\./);
+    expect(sealed).not.toContain('refresh-token-value');
+    expect(a.openSecret(sealed, 'owner-1')).toBe('refresh-token-value');
+    expect(a.openSecret(sealed, 'owner-2')).toBeNull();
+    // After a rotation the old KEK is a previous one: still opens; without it, nothing opens.
+    expect(vault({ HOOKWARDEN_KEK: kekB, HOOKWARDEN_KEK_PREVIOUS: kekA }).openSecret(sealed, 'owner-1')).toBe(
+      'refresh-token-value',
+    );
+    expect(vault({ HOOKWARDEN_KEK: kekB }).openSecret(sealed, 'owner-1')).toBeNull();
+    const parts = sealed.split('.');
+    parts[4] = Buffer.from('tampered').toString('base64url');
+    expect(a.openSecret(parts.join('.'), 'owner-1')).toBeNull();
+    expect(a.openSecret('v1.legacy.value.here', 'owner-1')).toBeNull();
+    expect(a.openSecret('garbage', 'owner-1')).toBeNull();
   });
 });

@@ -156,7 +156,8 @@ describe('sign-in through the identity provider', () => {
     ]);
     expect(row.rows[0].role).toBe('admin');
     expect(row.rows[0].secret_hash).not.toContain(browser.session);
-    expect(row.rows[0].refresh_token_enc).toMatch(/^v1\./);
+    // Sealed under the KEK (the same one as the signing keys), bound to the person.
+    expect(row.rows[0].refresh_token_enc).toMatch(/^hwkek1\./);
     // An admin write through the cookie works with the CSRF token.
     const created = await asSession(browser, 'POST', '/v1/groups', { body: { name: 'sso-created' } });
     expect(created.status).toBe(201);

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../apps/api/src/config/config.schema';
 import { parseCookies, serializeCookie } from '../../../apps/api/src/sso/cookies';
 import { claimAt, groupsOf, isDowngrade, roleFor } from '../../../apps/api/src/sso/role-mapping';
-import { SecretBox } from '../../../apps/api/src/sso/secret-box';
 
 const mapping = { adminGroups: ['hw-admins'], auditorGroups: ['security', 'hw-auditors'] };
 
@@ -62,21 +61,6 @@ describe('cookies', () => {
       '__Host-s=abc; Path=/; SameSite=Lax; HttpOnly; Secure; Max-Age=60',
     );
     expect(() => serializeCookie('s', 'a;b', { secure: true, sameSite: 'Lax' })).toThrow(/encoding/);
-  });
-});
-
-describe('secret box', () => {
-  it('round-trips and refuses another key or altered text', () => {
-    const box = new SecretBox('client-secret', 'purpose');
-    const sealed = box.seal('refresh-token-value');
-    expect(sealed).not.toContain('refresh-token-value');
-    expect(box.open(sealed)).toBe('refresh-token-value');
-    expect(new SecretBox('other-secret', 'purpose').open(sealed)).toBeNull();
-    expect(new SecretBox('client-secret', 'other').open(sealed)).toBeNull();
-    const parts = sealed.split('.');
-    parts[3] = Buffer.from('tampered').toString('base64url');
-    expect(box.open(parts.join('.'))).toBeNull();
-    expect(box.open('garbage')).toBeNull();
   });
 });
 

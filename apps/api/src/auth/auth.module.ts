@@ -7,9 +7,12 @@ import { CredentialsRepository } from './credentials.repository';
 import { OidcClientService } from '../sso/oidc-client.service';
 import { SessionAuthService } from '../sso/session-auth.service';
 import { SessionsRepository } from '../sso/sessions.repository';
+import { KeyVaultModule } from '../signing/key-vault.module';
 
 @Global()
 @Module({
+  // SSO refresh tokens are sealed under the KEK.
+  imports: [KeyVaultModule],
   providers: [
     CredentialsRepository,
     AuthService,

@@ -1,7 +1,8 @@
-// Sealing private keys at rest: AES-256-GCM under a key-encryption key (KEK) from configuration. A sealed value names
+// Sealing secrets at rest (private signing keys, IdP refresh tokens): AES-256-GCM under a key-encryption key (KEK) from
+// configuration. A sealed value names
 // its KEK (id = first 16 hex of a SHA-256 of it), so rows sealed under a previous KEK are still opened during a rotation
-// and re-sealed under the current one; the key id is the additional authenticated data (a sealed value moved to another
-// row does not open). Pure functions; the KeyVault service resolves the KEKs.
+// and re-sealed under the current one; the key id (or, for other secrets, what they belong to) is the additional
+// authenticated data (a sealed value moved to another row does not open). Pure functions; the KeyVault service resolves the KEKs.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /** Prefix and version of a sealed value: `hwkek1.<kekId>.<iv>.<tag>.<ciphertext>` (base64url parts). */
@@ -41,15 +42,15 @@ export function seal(plaintext: string, kid: string, kek: Buffer): string {
   return [SEALED_PREFIX, kekIdOf(kek), b64(iv), b64(cipher.getAuthTag()), b64(ct)].join('.');
 }
 
-// Opens a sealed value with whichever of `keks` it names; throws naming the key and the KEK it needs.
-export function unseal(sealed: string, kid: string, keks: readonly Buffer[]): string {
+// Opens a sealed value with whichever of `keks` it names; throws naming the value (`what`) and the KEK it needs.
+export function unseal(sealed: string, kid: string, keks: readonly Buffer[], what = `signing key ${kid}`): string {
   const parts = sealed.split('.');
-  if (parts.length !== 5 || parts[0] !== SEALED_PREFIX) throw new Error(`signing key ${kid}: not a sealed value`);
+  if (parts.length !== 5 || parts[0] !== SEALED_PREFIX) throw new Error(`${what}: not a sealed value`);
   const [, kekId, iv, tag, ct] = parts as [string, string, string, string, string];
   const kek = keks.find((k) => kekIdOf(k) === kekId);
   if (!kek) {
     throw new Error(
-      `signing key ${kid} is sealed under KEK ${kekId}, which is not configured (HOOKWARDEN_KEK / HOOKWARDEN_KEK_FILE, ` +
+      `${what} is sealed under KEK ${kekId}, which is not configured (HOOKWARDEN_KEK / HOOKWARDEN_KEK_FILE, ` +
         `or HOOKWARDEN_KEK_PREVIOUS during a rotation); configured: ${keks.map(kekIdOf).join(', ') || 'none'}`,
     );
   }
@@ -59,6 +60,6 @@ export function unseal(sealed: string, kid: string, keks: readonly Buffer[]): st
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
   } catch {
-    throw new Error(`signing key ${kid}: the sealed private key does not open with KEK ${kekId} (altered?)`);
+    throw new Error(`${what}: the sealed value does not open with KEK ${kekId} (altered?)`);
   }
 }

@@ -91,6 +91,24 @@ export class KeyVault {
     return unseal(stored, kid, [current, ...previous]);
   }
 
+  // Seals another secret (e.g. an IdP refresh token) bound to `owner` (the additional authenticated data).
+  sealSecret(plaintext: string, owner: string): string {
+    return seal(plaintext, owner, this.resolve().current);
+  }
+
+  // Opens what sealSecret sealed for the same `owner` (current or previous KEK); null when it does not open (another
+  // owner, a KEK no longer configured, altered, or not a sealed value).
+  openSecret(sealed: string, owner: string): string | null {
+    if (!isSealed(sealed)) return null;
+    const { current, previous } = this.resolve();
+    try {
+      return unseal(sealed, owner, [current, ...previous], owner);
+    } catch (err) {
+      this.logger.warn(`a sealed secret does not open: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
   // The stored value re-sealed under the current KEK, or null when it already is.
   reseal(stored: string, kid: string): string | null {
     if (isSealed(stored) && sealedKekId(stored) === this.currentKekId) return null;

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { KeyVault } from './key-vault.service';
+import { KeyVaultModule } from './key-vault.module';
 import { SigningKeysController } from './signing-keys.controller';
 import { SigningController } from './signing.controller';
 import { SigningRepository } from './signing.repository';
@@ -7,8 +7,9 @@ import { SigningService } from './signing.service';
 
 @Global()
 @Module({
+  imports: [KeyVaultModule],
   controllers: [SigningKeysController, SigningController],
-  providers: [SigningRepository, SigningService, KeyVault],
+  providers: [SigningRepository, SigningService],
   exports: [SigningService],
 })
 export class SigningModule {}

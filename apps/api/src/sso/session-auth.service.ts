@@ -12,8 +12,8 @@ import type { AppConfig } from '../config/config.schema';
 import { parseCookies } from './cookies';
 import { IdpRefusedError, OidcClientService } from './oidc-client.service';
 import { groupsOf, roleFor } from './role-mapping';
-import { SecretBox } from './secret-box';
 import { personOf, SessionsRepository } from './sessions.repository';
+import { KeyVault } from '../signing/key-vault.service';
 
 /** The header a cookie-authenticated write must carry (the value /v1/me returns as `csrfToken`). */
 export const CSRF_HEADER = 'x-csrf-token';
@@ -52,7 +52,6 @@ export function sessionActor(s: UserSession, requestId: string | null, clientIp:
 export class SessionAuthService {
   private readonly logger = new Logger('Sessions');
   readonly cookies: { session: string; login: string };
-  readonly box: SecretBox | null;
   /** Refreshes under way on this instance, by session id (concurrent requests share one). */
   private readonly refreshing = new Map<string, Promise<UserSession>>();
 
@@ -60,9 +59,19 @@ export class SessionAuthService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sessions: SessionsRepository,
     private readonly oidc: OidcClientService,
+    private readonly vault: KeyVault,
   ) {
     this.cookies = cookieNames(config.SESSION_COOKIE_SECURE);
-    this.box = config.OIDC_CLIENT_SECRET ? new SecretBox(config.OIDC_CLIENT_SECRET, 'session-refresh-token') : null;
+  }
+
+  // Seals a person's IdP refresh token for storage, under the KEK and bound to that person (issuer and subject).
+  sealRefreshToken(token: string, person: { issuer: string; subject: string }): string {
+    return this.vault.sealSecret(token, refreshTokenOwner(person));
+  }
+
+  // The refresh token a session stores, or null when it cannot be opened (the session must then sign in again).
+  private openRefreshToken(session: UserSession): string | null {
+    return session.refreshTokenEnc ? this.vault.openSecret(session.refreshTokenEnc, refreshTokenOwner(session)) : null;
   }
 
   // The session secret in the request's cookies, if any.
@@ -172,7 +181,7 @@ export class SessionAuthService {
       if (grace) return session;
       throw ended('Your session is being re-checked with the identity provider; retry in a moment');
     }
-    const refreshToken = session.refreshTokenEnc && this.box ? this.box.open(session.refreshTokenEnc) : null;
+    const refreshToken = this.openRefreshToken(session);
     if (!refreshToken) {
       await this.sessions.revoke(session, 'reauthentication_required', actor, now);
       throw ended('Your session must be renewed with the identity provider; sign in again');
@@ -208,14 +217,20 @@ export class SessionAuthService {
         groups,
         email: identity.email ?? session.email,
         name: identity.name ?? session.name,
-        refreshTokenEnc:
-          identity.refreshToken && this.box ? this.box.seal(identity.refreshToken) : session.refreshTokenEnc,
+        // Sealed again under the current KEK (the IdP's new token, or the same one): a KEK rotation reaches every
+        // live session within one refresh interval.
+        refreshTokenEnc: this.sealRefreshToken(identity.refreshToken ?? refreshToken, session),
         idTokenHint: identity.idToken,
       },
       actor,
       now,
     );
   }
+}
+
+// What a sealed refresh token is bound to (its additional authenticated data): the person it was issued to.
+function refreshTokenOwner(person: { issuer: string; subject: string }): string {
+  return `sso-refresh-token:${person.issuer}\u0000${person.subject}`;
 }
 
 // The 401 of a session that cannot be used.

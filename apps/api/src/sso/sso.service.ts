@@ -185,8 +185,9 @@ export class SsoService {
         name: identity.name,
         role,
         groups,
-        refreshTokenEnc:
-          identity.refreshToken && this.sessionAuth.box ? this.sessionAuth.box.seal(identity.refreshToken) : null,
+        refreshTokenEnc: identity.refreshToken
+          ? this.sessionAuth.sealRefreshToken(identity.refreshToken, identity)
+          : null,
         idTokenHint: identity.idToken,
         expiresAt: new Date(now + this.config.SESSION_ABSOLUTE_TIMEOUT_SEC * 1000),
         clientIp: request.ip ?? null,
