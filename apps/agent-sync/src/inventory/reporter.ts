@@ -47,8 +47,12 @@ export async function collectEndpointInventory(
 
 // Uploads one inventory (gzip JSON); throws on refusal.
 export async function uploadInventory(client: ApiClient, doc: InventoryDocument): Promise<{ changed: boolean }> {
-  const body = gzipSync(Buffer.from(JSON.stringify(doc)));
-  if (body.length > MAX_INVENTORY_BYTES) throw new Error(`inventory of ${body.length} bytes exceeds the upload bound`);
+  // The API bounds the inflated document: check the JSON itself, not its gzip size.
+  const json = Buffer.from(JSON.stringify(doc));
+  if (json.length > MAX_INVENTORY_BYTES) {
+    throw new Error(`inventory of ${json.length} bytes exceeds the ${MAX_INVENTORY_BYTES}-byte upload bound`);
+  }
+  const body = gzipSync(json);
   return client.json<{ changed: boolean }>('POST', '/v1/agent/inventory', {
     body,
     headers: { 'content-type': INVENTORY_MEDIA_TYPE, 'content-encoding': 'gzip' },
