@@ -146,7 +146,8 @@ export async function dispatch(
   const parsed: ParsedRun[] = await Promise.all(
     relevant.map(async (c, i) => {
       if (!c.run) return { status: 'ok', verdict: 'not_run', notes: [] } satisfies ParsedRun;
-      const p = parseRun(event, results[i]!, { toolName, timeoutSec: c.hook.timeoutSec });
+      // The timeout named in a timed-out run's error is the one applied (the event's cap included).
+      const p = parseRun(event, results[i]!, { toolName, timeoutSec: Math.min(c.hook.timeoutSec, maxTimeout) });
       const spillOpts = { tempDir, sessionId, uuid, fs: options.spillFs };
       if (p.additionalContext !== undefined) {
         const limit = c.hook.handler.additionalContextLimit ?? DEFAULT_CONTEXT_LIMIT_TOKENS;

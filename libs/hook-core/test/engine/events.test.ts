@@ -224,12 +224,11 @@ describe('SessionStart / SubagentStart / compaction / SessionEnd', () => {
     });
   });
   it('SessionEnd timeout is capped at 3 s', async () => {
-    const t0 = Date.now();
     const r = await run('SessionEnd', [], {});
     expect(r.runs).toHaveLength(0);
     const d = discovery([hook('SessionEnd', 'sleep 10', { timeoutSec: 60 })]);
     const r2 = await dispatch('SessionEnd', base, { discovery: d });
-    expect(r2.runs[0]).toMatchObject({ status: 'timed_out', timedOut: true });
-    expect(Date.now() - t0).toBeLessThan(5000);
+    // The applied timeout is named in the error: 3 s, not the configured 60 (and `sleep 10` did not finish).
+    expect(r2.runs[0]).toMatchObject({ status: 'timed_out', timedOut: true, error: 'hook timed out after 3s' });
   });
 });

@@ -56,9 +56,7 @@ describe('runCommand', () => {
 
   it('timeout kills the whole process group, grandchild included', async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), 'hc-gc-')), 'pid');
-    const t0 = Date.now();
     const r = await runCommand({ command: `${fx('spawn-grandchild.sh')} ${pidFile}`, cwd, stdin: '', timeoutSec: 1 });
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(r.timedOut).toBe(true);
     expect(existsSync(pidFile)).toBe(true);
     const gc = Number(readFileSync(pidFile, 'utf8').trim());
@@ -76,11 +74,11 @@ describe('runCommand', () => {
   });
 
   it('does not wait for a background child that keeps the pipes open', async () => {
-    const t0 = Date.now();
-    const r = await runCommand({ command: 'sleep 5 & echo started', cwd, stdin: '', timeoutSec: 10 });
+    // Waiting for the pipes would hit the 10 s timeout (the child sleeps 60 s): it must end as a clean exit instead.
+    const r = await runCommand({ command: 'sleep 60 & echo started', cwd, stdin: '', timeoutSec: 10 });
+    expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('started\n');
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   it('login shell option uses bash -lc; Windows uses COMSPEC /C', () => {
