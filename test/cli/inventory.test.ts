@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { inventoryDigest } from '@hookwarden/hook-core';
+import { type InventoryHook, inventoryDigest } from '@hookwarden/hook-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { createEndpoints, type TestEndpoint } from '../support/audit-factories';
@@ -47,7 +47,7 @@ interface HookSpec {
 }
 
 // One inventoried hook as the agent reports it (program capture mode).
-function hook(h: HookSpec) {
+function hook(h: HookSpec): InventoryHook {
   const command = `${h.program} ~/hooks/${h.id}.sh`;
   return {
     user: 'alice',
