@@ -194,6 +194,13 @@ describe('inventory commands and the release preview', () => {
     const since = await cli(['inventory', 'changes', '--since', 'yesterday']);
     expect(since.code).toBe(1);
     expect(since.stderr).toContain('--since');
+    // The root's --version prints the CLI version; after a command name, --version is that command's option.
+    const version = await cli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    const sub = await cli(['releases', 'preview', 'inv', '--policy', 'nope', '--version', '1']);
+    expect(sub.code).toBe(1);
+    expect(sub.stderr).toContain('no policy named "nope"');
     const ep = await cli(['inventory', 'endpoint', 'laptop-1']);
     expect(ep.code).toBe(1);
     expect(ep.stderr).toContain('endpoint id must be a UUID');
