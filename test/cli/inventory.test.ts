@@ -251,6 +251,24 @@ describe('inventory commands and the release preview', () => {
       (await cli(['releases', 'preview', 'inv', '--policy', 'inv-policy', '--version', '1', '-o', 'json'])).stdout,
     );
     expect(plain).toMatchObject({ requiresAck: false, suppressed: { total: 0 } });
+
+    // A version turning hooks off, and one referencing a managed script it does not ship.
+    const off = await admin('POST', `/v1/policies/${f.policy.id}/versions`, {
+      toml: `[features]\nhooks = false\n\n${toml()}`,
+      files: [{ path: 'check.sh', content: SCRIPT, mode: 0o755 }],
+      baseVersion: 2,
+    });
+    const offText = await cli(['releases', 'preview', 'inv', '--version-id', off.id]);
+    expect(offText.code, offText.stderr).toBe(0);
+    expect(offText.stdout).toMatch(
+      /hooks turned off \(\[features\] hooks = false\): 2 endpoint\(s\): host-[01], host-[01]/,
+    );
+    expect(offText.stdout).toContain('requires acknowledgement: yes');
+    expect(offText.stdout).toMatch(/^host-0 .* yes {2,}no /m);
+    const missing = await admin('POST', `/v1/policies/${f.policy.id}/versions`, { toml: toml(), baseVersion: 3 });
+    const missingText = await cli(['releases', 'preview', 'inv', '--version-id', missing.id]);
+    expect(missingText.stdout).toContain('missing managed scripts: check.sh');
+    expect(missingText.stdout).toContain('requires acknowledgement: no');
   });
 
   it('releases create: refused (exit 1) naming --ack-preview; goes through with --ack-preview and --yes-preview', async () => {
