@@ -416,4 +416,25 @@ describe('GitOps: the preview in plan, acknowledged by apply --ack-previews', ()
     expect(applied.stdout).toContain('impact of releasing policy "gops-policy" to group "gops"');
     expect(await served()).toEqual([3, 1, 2, 1]);
   });
+  it('apply --plan --ack-previews acknowledges the preview the saved plan showed: a changed impact is refused', async () => {
+    expect((await cli(['releases', 'create', 'gops', '--version-id', f.v1.id])).code).toBe(0);
+    const planFile = path.join(tmp, 'plan-stale.json');
+    expect((await cli(['plan', '-f', dir(), '--out', planFile])).code).toBe(2);
+    const shown = json(await fs.readFile(planFile, 'utf8')).steps[0].preview;
+    expect(shown).toMatchObject({ requiresAck: true, suppressed: { total: 2 } });
+    // The endpoint reports one more user hook: the impact is no longer the one in the plan.
+    await upload(f.eps[0]!, [
+      { layer: 'user', id: 'g1', program: 'jq' },
+      { layer: 'user', id: 'g2', program: 'bash' },
+      { layer: 'user', id: 'g3', program: 'curl' },
+    ]);
+    const refused = await cli(['apply', '-f', dir(), '--plan', planFile, '--ack-previews']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`the release impact changed since it was shown (preview ${shown.digest})`);
+    expect(refused.stderr).toContain('run plan again');
+    expect((await served())[0]).toBe(1);
+    const replanned = json((await cli(['plan', '-f', dir(), '-o', 'json'])).stdout).steps[0].preview;
+    expect(replanned.suppressed.total).toBe(3);
+    expect(replanned.digest).not.toBe(shown.digest);
+  });
 });
