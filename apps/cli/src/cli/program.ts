@@ -5,20 +5,21 @@ import { registerCompletionCommand } from '../commands/completion';
 import { registerFleetCommands } from '../commands/fleet';
 import { registerGitopsCommands } from '../commands/gitops';
 import { registerGroupCommands } from '../commands/groups';
+import { registerInventoryCommands } from '../commands/inventory';
 import { registerContextCommands } from '../commands/login';
 import { registerPolicyCommands } from '../commands/policies';
 import { registerReleaseCommands } from '../commands/releases';
 import { CLI_VERSION } from '../version';
 import { examples } from './help';
 
-// Builds the CLI program.
-export function buildProgram(): Command {
+// Builds the CLI program. `withVersion` false leaves out the root's -V/--version, so that a subcommand's own
+// `--version <n>` (releases create/preview) is not taken for it: commander matches the root's options anywhere.
+export function buildProgram(withVersion = true): Command {
   const program = new Command('hookwarden')
     .description(
       'Hookwarden admin CLI: groups, policies, versions, releases and rollouts, endpoints, tokens, hook runs, the ' +
-        'audit log, and GitOps (plan / apply / export of a directory).',
+        'hook inventory, the audit log, and GitOps (plan / apply / export of a directory).',
     )
-    .version(CLI_VERSION, '-V, --version', 'print the CLI version')
     .option(
       '--config <file>',
       'config file (default: $XDG_CONFIG_HOME/hookwarden/config.toml or ~/.config/hookwarden/config.toml)',
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .enablePositionalOptions(false)
     .exitOverride();
+  if (withVersion) program.version(CLI_VERSION, '-V, --version', 'print the CLI version');
   examples(program, [
     'hookwarden login --url https://hookwarden.example.com --token hwt_… --context prod',
     'hookwarden groups list',
@@ -45,6 +47,7 @@ export function buildProgram(): Command {
   registerPolicyCommands(program);
   registerReleaseCommands(program);
   registerFleetCommands(program);
+  registerInventoryCommands(program);
   registerAuditCommands(program);
   registerGitopsCommands(program);
   registerCompletionCommand(program);
@@ -57,4 +60,10 @@ export function buildProgram(): Command {
   };
   inherit(program);
   return program;
+}
+
+// True when the arguments name a subcommand (then -V/--version belongs to it, not to the root).
+export function namesSubcommand(program: Command, args: string[]): boolean {
+  const names = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
+  return args.some((a) => names.has(a));
 }

@@ -1,11 +1,11 @@
 // Runs the hookwarden program and prints errors (message + located problems) without stack traces.
 import { CommanderError } from 'commander';
 import { CliError, formatProblem } from './errors';
-import { buildProgram } from './program';
+import { buildProgram, namesSubcommand } from './program';
 
 // Runs the CLI; resolves to the exit code.
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(!namesSubcommand(buildProgram(), argv.slice(2)));
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

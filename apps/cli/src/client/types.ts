@@ -155,3 +155,32 @@ export interface PublicKeyList {
   keyId: string;
   signature: string;
 }
+
+export interface PreviewLayerCounts {
+  user: number;
+  project: number;
+  plugin: number;
+  session: number;
+}
+
+/** GET /v1/groups/:id/release-preview: the impact of releasing a version, from the latest inventories. */
+export interface ReleasePreviewView {
+  groupId: string;
+  policyVersionId: string;
+  endpoints: { total: number; known: number; unknown: number };
+  suppressed: PreviewLayerCounts & { total: number; endpoints: number };
+  hooksTurnedOff: Array<{ endpointId: string; hostname: string }>;
+  missingManagedScripts: string[];
+  unknownImpact: Array<{ endpointId: string; hostname: string; inventoryAt: string | null }>;
+  perEndpoint?: Array<{
+    endpointId: string;
+    hostname: string;
+    suppressed: PreviewLayerCounts;
+    suppressedKeys: string[];
+    hooksTurnedOff: boolean;
+    unknown: boolean;
+    inventoryAt: string | null;
+  }>;
+  digest: string;
+  requiresAck: boolean;
+}

@@ -6,7 +6,7 @@ import { runtimeOf } from '../cli/context';
 import { CliError, formatProblem } from '../cli/errors';
 import { examples } from '../cli/help';
 import { parseDuration } from '../cli/parse';
-import { checkSavedPlan, executePlan } from '../gitops/apply';
+import { checkPreviewAcks, checkSavedPlan, executePlan, withSavedPreviews } from '../gitops/apply';
 import { exportState } from '../gitops/export';
 import { readLayout } from '../gitops/layout';
 import { computePlan, type Plan, PLAN_FORMAT } from '../gitops/plan';
@@ -85,24 +85,42 @@ export function registerGitopsCommands(program: Command): void {
     .option('--watch', 'follow the staged rollouts this apply starts until they complete, pause or abort')
     .option('--watch-timeout <duration>', 'give up watching after this long (e.g. 30m)')
     .option('-m, --message <text>', 'version message (default: the git commit subject)')
+    .option(
+      '--ack-previews',
+      'acknowledge the release impact previews that require it (the ones the plan shows; for new versions, the ones apply computes and prints)',
+    )
     .action(
       async (
-        opts: { dir: string; plan?: string; prune?: boolean; watch?: boolean; watchTimeout?: string; message?: string },
+        opts: {
+          dir: string;
+          plan?: string;
+          prune?: boolean;
+          watch?: boolean;
+          watchTimeout?: string;
+          message?: string;
+          ackPreviews?: boolean;
+        },
         cmd: Command,
       ) => {
         const rt = runtimeOf(cmd);
         const saved = opts.plan ? await loadPlan(opts.plan) : undefined;
         const prune = opts.prune ?? saved?.prune ?? false;
-        const { plan: fresh, desired } = await planFor(() => rt.client(), opts.dir, prune);
+        const { plan: planned, desired } = await planFor(() => rt.client(), opts.dir, prune);
         const client = await rt.client();
-        if (saved) checkSavedPlan(saved, fresh);
+        if (saved) checkSavedPlan(saved, planned);
+        const fresh = saved ? withSavedPreviews(saved, planned) : planned;
+        checkPreviewAcks(fresh, opts.ackPreviews ?? false);
         const log = (l: string) => (rt.format === 'json' ? process.stderr.write(l + '\n') : rt.out(l + '\n'));
         for (const w of fresh.warnings) log(`warning: ${formatProblem(w)}`);
         let result: Awaited<ReturnType<typeof executePlan>> = { applied: [], releases: [] };
         if (fresh.steps.length === 0) {
           if (rt.format !== 'json') rt.out(`No changes: ${fresh.server} already matches ${desired.root}.\n`);
         } else {
-          result = await executePlan(client, fresh, desired, { message: opts.message, log });
+          result = await executePlan(client, fresh, desired, {
+            message: opts.message,
+            log,
+            ackPreviews: opts.ackPreviews ?? false,
+          });
           if (rt.format !== 'json') rt.out(`Applied ${result.applied.length} change(s).\n`);
         }
         const reported = fresh.serverOnly.filter((s) => !(prune && s.blocked === null));
@@ -134,6 +152,7 @@ export function registerGitopsCommands(program: Command): void {
     'hookwarden apply -f ./gitops',
     'hookwarden apply -f ./gitops --plan plan.json --watch',
     'hookwarden apply -f ./gitops --prune',
+    'hookwarden apply -f ./gitops --plan plan.json --ack-previews   # after reviewing the impact in the plan',
   ]);
 
   const validate = program

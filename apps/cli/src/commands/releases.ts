@@ -1,12 +1,14 @@
 // `hookwarden releases …` (immediate or staged; pause/resume/advance/abort) and `hookwarden rollout show|watch`.
 import type { Command } from 'commander';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
-import type { ReleaseView, RolloutView, VersionView } from '../client/types';
+import type { ApiClient } from '../client/api-client';
+import { fetchPreview, isPreviewAckRequired, isPreviewDigest, previewLines, summarizePreview } from '../client/preview';
+import type { ReleasePreviewView, ReleaseView, RolloutView, VersionView } from '../client/types';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid, parseDuration, parseIntIn, parseRate, parseRings } from '../cli/parse';
-import type { Column } from '../output/table';
+import { type Column, renderTable } from '../output/table';
 import { renderRollout, watchExitCode, watchRollout } from '../rollout/watch';
 import { shortTime } from './common';
 
@@ -38,6 +40,55 @@ interface CreateOptions {
   maxHookFailureRate?: string;
   minHookRuns?: string;
   watch?: boolean;
+  ackPreview?: string;
+  yesPreview?: boolean;
+}
+
+interface VersionRef {
+  policy?: string;
+  version?: string;
+  versionId?: string;
+}
+
+// The policy version id named by --version-id, or by --policy with an optional --version (default: the latest).
+async function resolveVersionId(client: ApiClient, opts: VersionRef): Promise<string> {
+  if (opts.versionId) {
+    if (!isUuid(opts.versionId))
+      throw new CliError(`--version-id must be a UUID, got ${JSON.stringify(opts.versionId)}`);
+    return opts.versionId;
+  }
+  if (!opts.policy) throw new CliError('give --policy (with an optional --version) or --version-id');
+  const p = await resolvePolicy(client, opts.policy);
+  const n = opts.version ? parseIntIn(opts.version, '--version', 1, 2_000_000_000) : p.latestVersion;
+  if (n === 0) throw new CliError(`policy "${p.name}" has no versions yet`);
+  return (await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${n}`)).id;
+}
+
+// The preview as text: the summary, then the endpoints it changes (at most 50 rows; -o json has all).
+function renderPreview(p: ReleasePreviewView, groupName: string): string {
+  const out = [
+    `Release impact of policy version ${p.policyVersionId} in group "${groupName}":`,
+    ...previewLines(p, '  '),
+  ];
+  const changed = (p.perEndpoint ?? []).filter((e) => e.hooksTurnedOff || e.unknown || e.suppressedKeys.length > 0);
+  if (changed.length) {
+    out.push('', 'Endpoints affected:');
+    out.push(
+      renderTable(changed.slice(0, 50), [
+        { header: 'HOSTNAME', get: (e) => e.hostname, max: 40 },
+        { header: 'ENDPOINT', get: (e) => e.endpointId, max: 36 },
+        { header: 'USER', get: (e) => e.suppressed.user },
+        { header: 'PROJECT', get: (e) => e.suppressed.project },
+        { header: 'PLUGIN', get: (e) => e.suppressed.plugin },
+        { header: 'SESSION', get: (e) => e.suppressed.session },
+        { header: 'HOOKS OFF', get: (e) => e.hooksTurnedOff },
+        { header: 'UNKNOWN', get: (e) => e.unknown },
+        { header: 'INVENTORY', get: (e) => shortTime(e.inventoryAt) },
+      ]).trimEnd(),
+    );
+    if (changed.length > 50) out.push(`… and ${changed.length - 50} more (-o json lists every endpoint)`);
+  }
+  return out.join('\n') + '\n';
 }
 
 // Registers `releases` and `rollout`.
@@ -89,18 +140,22 @@ export function registerReleaseCommands(program: Command): void {
       .option('--max-hook-failure-rate <rate>', 'pause above this hook failure/timeout ratio (staged)')
       .option('--min-hook-runs <n>', 'hook runs needed before the hook gate applies (staged)')
       .option('--watch', 'follow the rollout until it completes, pauses or aborts')
+      .option(
+        '--ack-preview <digest>',
+        'acknowledge the release impact preview with this digest (from `releases preview`), when it requires one',
+      )
+      .option('--yes-preview', 'fetch the release impact preview and acknowledge what it shows (for automation)')
       .action(async (ref: string, opts: CreateOptions, cmd: Command) => {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        let versionId = opts.versionId;
-        if (!versionId) {
-          if (!opts.policy) throw new CliError('give --policy (with an optional --version) or --version-id');
-          const p = await resolvePolicy(client, opts.policy);
-          const n = opts.version ? parseIntIn(opts.version, '--version', 1, 2_000_000_000) : p.latestVersion;
-          if (n === 0) throw new CliError(`policy "${p.name}" has no versions yet`);
-          versionId = (await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${n}`)).id;
-        }
+        if (opts.ackPreview !== undefined && !isPreviewDigest(opts.ackPreview))
+          throw new CliError(
+            `--ack-preview must be a preview digest (sha256:<64 hex>), got ${JSON.stringify(opts.ackPreview)}`,
+          );
+        if (opts.ackPreview !== undefined && opts.yesPreview)
+          throw new CliError('give --ack-preview <digest> or --yes-preview, not both');
+        const versionId = await resolveVersionId(client, opts);
         const stagedOnly = [
           opts.rings,
           opts.interval,
@@ -126,7 +181,24 @@ export function registerReleaseCommands(program: Command): void {
               minHookRuns: opts.minHookRuns ? parseIntIn(opts.minHookRuns, '--min-hook-runs', 1, 1_000_000) : undefined,
             }
           : { policyVersionId: versionId, strategy: 'immediate' };
-        const r = await client.json<ReleaseView>('POST', `/v1/groups/${g.id}/releases`, { body });
+        let previewAck = opts.ackPreview;
+        if (opts.yesPreview) {
+          // Acknowledge what the preview shows now, and say what that is (stderr under -o json).
+          const p = await fetchPreview(client, g.id, versionId);
+          previewAck = p.digest;
+          const text = `Release impact (acknowledged by --yes-preview):\n${previewLines(p, '  ').join('\n')}\n`;
+          if (rt.format === 'json') process.stderr.write(text);
+          else rt.out(text);
+        }
+        let r: ReleaseView;
+        try {
+          r = await client.json<ReleaseView>('POST', `/v1/groups/${g.id}/releases`, {
+            body: previewAck ? { ...body, previewAck } : body,
+          });
+        } catch (err) {
+          if (!isPreviewAckRequired(err)) throw err;
+          throw await ackRequiredError(client, g.id, g.name, versionId, ref, previewAck, err.message);
+        }
         if (!opts.watch || r.status !== 'rolling') return rt.record(r);
         if (rt.format !== 'json') rt.out(`Release ${r.id} (revision ${r.revision}) started.\n`);
         await watchAndExit(rt.format === 'json', client, r.id, {}, (v) => rt.json(v));
@@ -134,6 +206,34 @@ export function registerReleaseCommands(program: Command): void {
     [
       'hookwarden releases create engineering --policy baseline',
       'hookwarden releases create engineering --policy baseline --version 4 --staged --rings 5,25,100 --interval 1h --max-apply-failure-rate 2% --watch',
+      'hookwarden releases create engineering --policy baseline --ack-preview sha256:…   # after `releases preview`',
+    ],
+  );
+
+  examples(
+    releases
+      .command('preview <group>')
+      .description(
+        'The impact of releasing a version to a group, from the latest inventories: hooks suppressed per layer, ' +
+          'endpoints turning hooks off, missing managed scripts, endpoints of unknown impact, and the digest to ' +
+          'acknowledge when it requires one',
+      )
+      .option('--policy <policy>', 'the policy (id or name), with --version')
+      .option('--version <n>', 'the version number (default: the latest)')
+      .option('--version-id <uuid>', 'the policy version id (instead of --policy/--version)')
+      .action(async (ref: string, opts: VersionRef, cmd: Command) => {
+        const rt = runtimeOf(cmd);
+        const client = await rt.client();
+        const g = await resolveGroup(client, ref);
+        const p = await fetchPreview(client, g.id, await resolveVersionId(client, opts));
+        if (rt.format === 'json') return rt.json(p);
+        rt.out(renderPreview(p, g.name));
+        if (p.requiresAck)
+          rt.out(`To release it: hookwarden releases create ${shellWord(ref)} … --ack-preview ${p.digest}\n`);
+      }),
+    [
+      'hookwarden releases preview engineering --policy baseline',
+      'hookwarden releases preview engineering --policy baseline --version 4 -o json | jq .suppressed',
     ],
   );
 
@@ -236,4 +336,37 @@ async function watchAndExit(
   } finally {
     process.removeListener('SIGINT', onSigint);
   }
+}
+
+// A word as the shell would need it (quoted when it has anything but safe characters).
+function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+// The error of a release the API refused for want of an acknowledged preview: the impact, and how to acknowledge.
+async function ackRequiredError(
+  client: ApiClient,
+  groupId: string,
+  groupName: string,
+  versionId: string,
+  ref: string,
+  given: string | undefined,
+  apiMessage: string,
+): Promise<CliError> {
+  let p: ReleasePreviewView | undefined;
+  try {
+    p = await fetchPreview(client, groupId, versionId);
+  } catch {
+    // the API's message names the digest already
+  }
+  const lines = p ? previewLines(summarizePreview(p), '  ') : [`  ${apiMessage}`];
+  const digest = p?.digest ?? '<digest>';
+  const head = given
+    ? `the release impact changed since preview ${given}: review the new impact in group "${groupName}"`
+    : `releasing this version to group "${groupName}" needs an acknowledged release impact preview`;
+  return new CliError(
+    `${head}:\n${lines.join('\n')}\n` +
+      `review it (hookwarden releases preview ${shellWord(ref)} --version-id ${versionId}), then re-run with ` +
+      `--ack-preview ${digest} (or --yes-preview to acknowledge whatever the preview shows at that moment)`,
+  );
 }

@@ -2,6 +2,7 @@
 // checking that neither the directory nor the server changed since the plan was made.
 import { canonicalJson } from '@hookwarden/hook-core';
 import { ApiError, type ApiClient } from '../client/api-client';
+import { fetchPreview, isPreviewAckRequired, previewLines, summarizePreview } from '../client/preview';
 import type { GroupView, PolicyView, ReleaseView, VersionView } from '../client/types';
 import { CliError, type Problem } from '../cli/errors';
 import { gitInfo, versionMessage } from './git';
@@ -9,9 +10,50 @@ import type { DesiredState } from './layout';
 import { describeStep } from './render';
 import type { Plan, Step } from './plan';
 
-// The identity of a step for comparing a saved plan with a fresh one (diff text aside: it follows from the rest).
+// The identity of a step for comparing a saved plan with a fresh one (diff text aside: it follows from the rest;
+// a release's impact preview aside: apply acknowledges the one the saved plan showed, and the API refuses the
+// release when the impact changed since).
 function stepKey(s: Step): string {
-  return canonicalJson(s.kind === 'version.create' ? { ...s, diff: undefined } : s);
+  if (s.kind === 'version.create') return canonicalJson({ ...s, diff: undefined });
+  if (s.kind === 'release.create') return canonicalJson({ ...s, preview: undefined, previewNote: undefined });
+  return canonicalJson(s);
+}
+
+// The fresh plan with the release previews the saved plan showed (the steps match: checkSavedPlan passed).
+export function withSavedPreviews(saved: Plan, fresh: Plan): Plan {
+  return {
+    ...fresh,
+    steps: fresh.steps.map((s, i) => {
+      const old = saved.steps[i];
+      if (s.kind !== 'release.create' || old?.kind !== 'release.create') return s;
+      return { ...s, preview: old.preview ?? null, previewNote: old.previewNote ?? s.previewNote };
+    }),
+  };
+}
+
+// Refuses, before anything is applied, a plan with a release whose impact preview requires an acknowledgement
+// when --ack-previews was not given.
+export function checkPreviewAcks(plan: Plan, ackPreviews: boolean): void {
+  if (ackPreviews) return;
+  const problems: Problem[] = [];
+  for (const s of plan.steps) {
+    if (s.kind !== 'release.create' || !s.preview?.requiresAck) continue;
+    const p = s.preview;
+    problems.push({
+      message:
+        `release of policy "${s.policy}" to group "${s.group}" suppresses ${p.suppressed.total} hook(s) on ` +
+        `${p.suppressed.endpoints} endpoint(s)` +
+        (p.hooksTurnedOff.length ? ` and turns hooks off on ${p.hooksTurnedOff.length}` : '') +
+        ` (preview ${p.digest})`,
+      code: 'preview_ack_required',
+    });
+  }
+  if (problems.length)
+    throw new CliError(
+      'the plan releases versions whose impact preview requires an acknowledgement; nothing was applied: review the ' +
+        'impact in the plan, then re-run apply with --ack-previews (it acknowledges exactly the previews shown)',
+      problems,
+    );
 }
 
 // Refuses a saved plan when the directory or the server changed since it was made, naming what changed.
@@ -55,6 +97,8 @@ export function checkSavedPlan(saved: Plan, fresh: Plan): void {
 export interface ApplyOptions {
   message?: string;
   log: (line: string) => void;
+  /** Acknowledge the release impact previews the plan shows (or apply computes for new versions). */
+  ackPreviews?: boolean;
 }
 
 /** What an apply did. */
@@ -199,11 +243,43 @@ export async function executePlan(
                 maxHookFailureRate: r.maxHookFailureRate,
                 minHookRuns: r.minHookRuns,
               };
-        const release = await client.json<ReleaseView>('POST', `/v1/groups/${await groupId(step.group)}/releases`, {
-          body,
-        });
+        const gid = await groupId(step.group);
+        // The impact: the one the plan showed, or (a version or group the plan created) computed now.
+        const shown = step.preview ?? null;
+        const preview = shown ?? summarizePreview(await fetchPreview(client, gid, versionId));
+        o.log(
+          `impact of releasing policy "${step.policy}" to group "${step.group}" (release preview${shown ? ' of the plan' : ''}):`,
+        );
+        for (const l of previewLines(preview, '  ')) o.log(l);
+        if (!shown) {
+          if (preview.requiresAck && !o.ackPreviews)
+            throw new CliError(
+              `the release impact preview requires an acknowledgement (preview ${preview.digest}); the release was ` +
+                'not started: review the impact above, then re-run apply with --ack-previews',
+            );
+        }
+        const previewAck = preview.requiresAck && o.ackPreviews ? preview.digest : undefined;
+        let release: ReleaseView;
+        try {
+          release = await client.json<ReleaseView>('POST', `/v1/groups/${gid}/releases`, {
+            body: previewAck ? { ...body, previewAck } : body,
+          });
+        } catch (err) {
+          if (!isPreviewAckRequired(err)) throw err;
+          throw new CliError(
+            `the release impact changed since it was shown (preview ${preview.digest}${preview.requiresAck ? '' : ', which needed no acknowledgement'}); ` +
+              'the release was not started: run plan again and review it',
+            err.problems,
+          );
+        }
         result.releases.push(release);
-        return { releaseId: release.id, revision: release.revision, status: release.status };
+        return {
+          releaseId: release.id,
+          revision: release.revision,
+          status: release.status,
+          previewDigest: preview.digest,
+          previewAcknowledged: previewAck !== undefined,
+        };
       }
       case 'policy.delete':
         await client.json('DELETE', `/v1/policies/${step.policyId}`);

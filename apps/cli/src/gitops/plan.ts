@@ -1,6 +1,7 @@
 // Computes what apply would change: desired state (the directory) against the server, in dependency order.
 import { canonicalJson } from '@hookwarden/hook-core';
 import { ApiError, type ApiClient } from '../client/api-client';
+import { fetchPreview, type PreviewSummary, summarizePreview } from '../client/preview';
 import type { AuditSettings, GroupView, PolicyView, ReleaseView } from '../client/types';
 import { CliError, type Problem } from '../cli/errors';
 import { sha256Hex } from './content';
@@ -63,6 +64,12 @@ export type Step =
       digest: string;
       rollout: Exclude<Rollout, { strategy: 'none' }>;
       current: ServedRelease | null;
+      /**
+       * The release impact preview (GET /v1/groups/:id/release-preview) of this version in this group; null when it
+       * cannot be computed yet (previewNote says why: a new version, or a group the plan creates).
+       */
+      preview: PreviewSummary | null;
+      previewNote: string | null;
     }
   | { kind: 'policy.delete'; policy: string; policyId: string }
   | { kind: 'group.delete'; group: string; groupId: string };
@@ -273,6 +280,14 @@ export async function computePlan(
       notes.push(
         `policy "${p.name}" version ${latest!.number} was aborted in group "${p.group}"; apply releases it again`,
       );
+    let preview: PreviewSummary | null = null;
+    let previewNote: string | null = null;
+    if (!group) previewNote = 'the group is created by this plan: no endpoints yet, nothing to preview';
+    else if (server && server.groupId !== group.id)
+      previewNote = `the policy moves to group "${p.group}" in this plan: its impact is computed by apply`;
+    else if (newVersion || !latest)
+      previewNote = 'the version does not exist on the server yet: its impact is computed by apply, after creating it';
+    else preview = summarizePreview(await fetchPreview(client, group.id, latest.id));
     releaseSteps.push({
       kind: 'release.create',
       policy: p.name,
@@ -281,6 +296,8 @@ export async function computePlan(
       digest: p.content.digest,
       rollout: p.rollout,
       current: servedView,
+      preview,
+      previewNote,
     });
   }
   steps.push(...versionSteps, ...releaseSteps);

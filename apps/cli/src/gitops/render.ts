@@ -1,5 +1,6 @@
 // Human-readable rendering of a plan (what would change, with diffs and rollout plans).
 import { formatProblem } from '../cli/errors';
+import { previewLines } from '../client/preview';
 import type { AuditSettings } from '../client/types';
 import type { Rollout } from './layout';
 import type { Plan, Step } from './plan';
@@ -78,7 +79,13 @@ export function describeStep(s: Step): string {
       const cur = s.current
         ? `\n    now serving: policy "${s.current.policy ?? '?'}" version ${s.current.policyVersion} (release ${s.current.releaseId}, ${s.current.status})`
         : '\n    now serving: nothing';
-      return `▶ release ${what} of policy "${s.policy}" to group "${s.group}": ${describeRollout(s.rollout)}${cur}`;
+      const impact = s.preview
+        ? `\n    impact (release preview):\n${previewLines(s.preview, '      ').join('\n')}` +
+          (s.preview.requiresAck ? '\n      apply refuses this release unless given --ack-previews' : '')
+        : s.previewNote
+          ? `\n    impact: ${s.previewNote}`
+          : '';
+      return `▶ release ${what} of policy "${s.policy}" to group "${s.group}": ${describeRollout(s.rollout)}${cur}${impact}`;
     }
     case 'policy.delete':
       return `- delete policy "${s.policy}" (not in the directory; --prune)`;

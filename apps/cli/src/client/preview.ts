@@ -1,0 +1,68 @@
+// The release impact preview (GET /v1/groups/:id/release-preview): fetching it, its compact form kept in plans,
+// its text, and recognising the API's 428 "acknowledge the preview" answer to POST /v1/groups/:id/releases.
+import { ApiError, type ApiClient } from './api-client';
+import type { ReleasePreviewView } from './types';
+
+/** The preview without the per-endpoint detail (what a plan keeps and prints). */
+export type PreviewSummary = Omit<ReleasePreviewView, 'perEndpoint'>;
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+// True for a preview digest (sha256:<64 hex>).
+export function isPreviewDigest(text: string): boolean {
+  return DIGEST.test(text);
+}
+
+// The preview of releasing a policy version to a group.
+export function fetchPreview(client: ApiClient, groupId: string, policyVersionId: string): Promise<ReleasePreviewView> {
+  return client.json<ReleasePreviewView>('GET', `/v1/groups/${groupId}/release-preview`, {
+    query: { policyVersionId },
+    timeoutMs: 120_000,
+  });
+}
+
+// The preview without perEndpoint.
+export function summarizePreview(p: ReleasePreviewView): PreviewSummary {
+  const { perEndpoint: _omit, ...rest } = p;
+  return rest;
+}
+
+// True when the API refused a release for want of an acknowledged preview (428 naming previewAck).
+export function isPreviewAckRequired(err: unknown): err is ApiError {
+  if (!(err instanceof ApiError) || err.status !== 428) return false;
+  const d = err.details;
+  return (
+    Array.isArray(d) &&
+    d.some((x) => x !== null && typeof x === 'object' && (x as { field?: unknown }).field === 'previewAck')
+  );
+}
+
+const names = (xs: Array<{ hostname: string }>, max = 10): string =>
+  xs
+    .slice(0, max)
+    .map((x) => x.hostname)
+    .join(', ') + (xs.length > max ? `, … (${xs.length - max} more)` : '');
+
+// The impact as indented lines (no trailing newline).
+export function previewLines(p: PreviewSummary, indent = ''): string[] {
+  const s = p.suppressed;
+  const out = [
+    `${indent}endpoints: ${p.endpoints.total} (${p.endpoints.known} with a current inventory, ${p.endpoints.unknown} unknown)`,
+    `${indent}suppressed by allow_managed_hooks_only: ${s.total} hook(s) on ${s.endpoints} endpoint(s) ` +
+      `(user ${s.user}, project ${s.project}, plugin ${s.plugin}, session ${s.session})`,
+    `${indent}hooks turned off ([features] hooks = false): ${
+      p.hooksTurnedOff.length ? `${p.hooksTurnedOff.length} endpoint(s): ${names(p.hooksTurnedOff)}` : 'none'
+    }`,
+    `${indent}missing managed scripts: ${
+      p.missingManagedScripts.length
+        ? p.missingManagedScripts.slice(0, 20).join(', ') +
+          (p.missingManagedScripts.length > 20 ? `, … (${p.missingManagedScripts.length - 20} more)` : '')
+        : 'none'
+    }`,
+    `${indent}unknown impact (no or stale inventory): ${
+      p.unknownImpact.length ? `${p.unknownImpact.length} endpoint(s): ${names(p.unknownImpact)}` : 'none'
+    }`,
+    `${indent}requires acknowledgement: ${p.requiresAck ? 'yes' : 'no'} (preview ${p.digest})`,
+  ];
+  return out;
+}
