@@ -131,6 +131,7 @@ export class InventoryService {
       };
     });
     const preview = previewRelease(policy, endpoints, {
+      release: { groupId, policyVersionId },
       now: new Date(),
       staleAfterMs: this.config.INVENTORY_STALE_AFTER_SEC * 1000,
       files: version.files,

@@ -15,6 +15,8 @@ export interface PreviewEndpoint {
 }
 
 export interface PreviewOptions {
+  /** The release the preview is for: bound into the digest, so an acknowledgement names one group and version. */
+  release?: { groupId: string; policyVersionId: string };
   now: Date;
   /** Inventories older than this are "unknown impact". */
   staleAfterMs: number;
@@ -46,7 +48,7 @@ export interface ReleasePreview {
   missingManagedScripts: string[];
   unknownImpact: Array<{ endpointId: string; hostname: string; inventoryAt: string | null }>;
   perEndpoint: EndpointImpact[];
-  /** sha256 over the summary: what an acknowledgement names. */
+  /** sha256 over the release (group, version) and the impact: what an acknowledgement names. */
   digest: string;
 }
 
@@ -157,6 +159,7 @@ export function previewRelease(
   };
   const digest = `sha256:${sha256Hex(
     canonicalJson({
+      release: options.release ?? null,
       ...summary,
       perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
     }),

@@ -102,6 +102,19 @@ describe('previewRelease', () => {
     }
   });
 
+  it('binds the digest to the release: the same impact for another group or version is another digest', () => {
+    const opts = { now, staleAfterMs: 86_400_000, files: [] };
+    const policy = { allow_managed_hooks_only: true };
+    const a = previewRelease(policy, endpoints, { ...opts, release: { groupId: 'g1', policyVersionId: 'v1' } });
+    const b = previewRelease(policy, endpoints, { ...opts, release: { groupId: 'g1', policyVersionId: 'v2' } });
+    const c = previewRelease(policy, endpoints, { ...opts, release: { groupId: 'g2', policyVersionId: 'v1' } });
+    expect(a.suppressed).toEqual(b.suppressed);
+    expect(new Set([a.digest, b.digest, c.digest]).size).toBe(3);
+    expect(
+      previewRelease(policy, endpoints, { ...opts, release: { groupId: 'g1', policyVersionId: 'v1' } }).digest,
+    ).toBe(a.digest);
+  });
+
   it('finds managed scripts referenced but not shipped', () => {
     const policy: Parameters<typeof missingManagedScripts>[0] = {
       hooks: {
