@@ -42,8 +42,12 @@ export function FindingsTable({ items }: { items: Schemas['InventoryFindingListD
                 <Link to={inventoryPath('hooks', { hash: f.hash })} title={f.hash}>
                   {f.hash.slice(0, 19)}…
                 </Link>
-              ) : null}{' '}
-              {f.key ? <Short value={f.key} n={40} tail /> : null}
+              ) : null}
+              {f.key ? (
+                <div className="small">
+                  <Short value={f.key} n={40} tail />
+                </div>
+              ) : null}
             </td>
             <td>{f.detail}</td>
           </tr>

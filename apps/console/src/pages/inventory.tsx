@@ -548,7 +548,7 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
               <ErrorBox error={error} />
               {added ? (
                 <p className="ok-line" role="status">
-                  Added <code>{added}</code>: see the <Link to={inventoryPath('findings')}>findings</Link>.
+                  Added <Short value={added} n={19} />: see the <Link to={inventoryPath('findings')}>findings</Link>.
                 </p>
               ) : null}
               <button

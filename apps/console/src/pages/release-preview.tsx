@@ -49,27 +49,25 @@ export function PreviewPanel({
       </p>
       {s.total > 0 ? (
         <table className="compact" data-testid="preview-suppressed">
-          <caption className="sr-only">Hooks suppressed by allow_managed_hooks_only</caption>
+          <caption className="sr-only">Running hooks allow_managed_hooks_only would suppress</caption>
           <thead>
             <tr>
               <th scope="col">Suppressed</th>
-              <th scope="col">User</th>
-              <th scope="col">Project</th>
-              <th scope="col">Plugin</th>
-              <th scope="col">Session</th>
-              <th scope="col">Total</th>
-              <th scope="col">Endpoints</th>
+              <th scope="col">Hooks</th>
             </tr>
           </thead>
           <tbody>
-            <tr>
-              <th scope="row">hooks</th>
-              <td>{s.user}</td>
-              <td>{s.project}</td>
-              <td>{s.plugin}</td>
-              <td>{s.session}</td>
-              <td>{s.total}</td>
-              <td>{s.endpoints}</td>
+            {(['user', 'project', 'plugin', 'session'] as const).map((l) => (
+              <tr key={l} data-layer={l}>
+                <th scope="row">{l}</th>
+                <td>{s[l]}</td>
+              </tr>
+            ))}
+            <tr data-layer="total">
+              <th scope="row">total</th>
+              <td>
+                <strong>{s.total}</strong> on {s.endpoints} endpoint{s.endpoints === 1 ? '' : 's'}
+              </td>
             </tr>
           </tbody>
         </table>
