@@ -257,6 +257,20 @@ describe('console inventory and release impact preview', () => {
     await page.getByRole('tab', { name: 'Changes' }).click();
     const change = page.locator('[data-testid="inventory-changes"] tbody tr').first();
     await expect.poll(() => change.innerText()).toMatch(new RegExp(`${endpointId.slice(0, 8)}…\\s+${all.length}\\s+0`));
+    // Its filters: another endpoint, or a start in the future, find nothing; this endpoint finds its report.
+    const changeRows = page.locator('[data-testid="inventory-changes"] tbody tr');
+    for (const [id, since, rows] of [
+      ['3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b', '', 0],
+      [endpointId, '2099-01-01T00:00', 0],
+      [endpointId, '', 1],
+    ] as const) {
+      await page.getByLabel('Endpoint id').fill(id);
+      await page.getByLabel('Since').fill(since);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      if (rows === 0) await page.getByText('No inventory change recorded.').waitFor();
+      await expect.poll(() => changeRows.count()).toBe(rows);
+    }
+    expect(new URL(page.url()).searchParams.get('endpointId')).toBe(endpointId);
     await change.getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: `Endpoint · ${os.hostname()}` }).waitFor();
     const invRows = page.locator('[data-testid="endpoint-inventory"] tbody tr');
