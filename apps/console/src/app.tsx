@@ -19,6 +19,7 @@ const Releases = lazy(() => import('./pages/releases'));
 const Rollout = lazy(() => import('./pages/rollout'));
 const HookRuns = lazy(() => import('./pages/hook-runs'));
 const HookRun = lazy(() => import('./pages/hook-run'));
+const Inventory = lazy(() => import('./pages/inventory'));
 const Audit = lazy(() => import('./pages/audit'));
 const CliTokens = lazy(() => import('./pages/cli-tokens'));
 
@@ -35,6 +36,7 @@ const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
   { pattern: '/releases/:id', page: Rollout, nav: '/releases' },
   { pattern: '/hook-runs', page: HookRuns, nav: '/hook-runs' },
   { pattern: '/hook-runs/:id', page: HookRun, nav: '/hook-runs' },
+  { pattern: '/inventory', page: Inventory, nav: '/inventory' },
   { pattern: '/audit', page: Audit, nav: '/audit' },
   { pattern: '/cli-tokens', page: CliTokens, nav: '/cli-tokens' },
 ];
@@ -45,6 +47,7 @@ const NAV = [
   { to: '/policies', label: 'Policies' },
   { to: '/releases', label: 'Releases' },
   { to: '/hook-runs', label: 'Hook runs' },
+  { to: '/inventory', label: 'Inventory' },
   { to: '/audit', label: 'Audit log' },
 ];
 /** Shown to people signed in with single sign-on: their personal tokens for the CLI. */

@@ -1,11 +1,13 @@
 // One endpoint: platform, agent, applied revision and digest, drift and last errors, its recent hook runs; revoke.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
-import { ago, Badge, Card, ConfirmButton, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
+import { api, type Schemas, unwrap } from '../api/client';
+import { ago, Badge, Card, ConfirmButton, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link } from '../router';
 import { useCanWrite } from '../session';
 import { RunsTable } from './hook-runs-table';
 import { fleetState } from '../domain';
+import { readInventory } from '../inventory';
+import { FindingsTable, InventoryHooksTable, inventoryPath } from './inventory-parts';
 
 interface LastStatus {
   errors?: string[];
@@ -29,6 +31,23 @@ export default function Endpoint({ params }: { params: Record<string, string> })
   const findings = useQuery({
     queryKey: ['findings', id],
     queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { endpointId: id, limit: 20 } } })),
+  });
+  // Every stored report records a change, so an endpoint without one has never reported: its inventory is not asked
+  // for (that would be a 404 in the browser's console).
+  const lastChange = useQuery({
+    queryKey: ['inventory-changes', { endpointId: id, limit: 1 }],
+    queryFn: () => unwrap(api.GET('/v1/inventory/changes', { params: { query: { endpointId: id, limit: 1 } } })),
+  });
+  const reported = (lastChange.data?.items.length ?? 0) > 0;
+  const inventory = useQuery({
+    queryKey: ['endpoint-inventory', id],
+    queryFn: () => unwrap(api.GET('/v1/endpoints/{id}/inventory', { params: { path: { id } } })),
+    enabled: reported,
+  });
+  const invFindings = useQuery({
+    queryKey: ['inventory-findings', { endpointId: id }],
+    queryFn: () => unwrap(api.GET('/v1/inventory/findings', { params: { query: { endpointId: id } } })),
+    enabled: reported,
   });
   if (q.isPending) return <Loading what="endpoint" />;
   if (q.error) return <ErrorBox error={q.error} />;
@@ -135,6 +154,25 @@ export default function Endpoint({ params }: { params: Record<string, string> })
           ) : null}
         </Card>
         <Card
+          title="Hook inventory"
+          className="span-2"
+          actions={<Link to={inventoryPath('changes', { endpointId: id })}>Changes</Link>}
+        >
+          {lastChange.isPending || inventory.isLoading ? <Loading what="inventory" /> : null}
+          <ErrorBox error={lastChange.error ?? inventory.error} />
+          {lastChange.data && !reported ? (
+            <Empty>This endpoint's agent has not reported an inventory yet.</Empty>
+          ) : null}
+          {inventory.data ? <EndpointInventory data={inventory.data} /> : null}
+          {invFindings.data && invFindings.data.items.length > 0 ? (
+            <>
+              <h3>Inventory findings</h3>
+              <FindingsTable items={invFindings.data.items} />
+            </>
+          ) : null}
+          <ErrorBox error={invFindings.error} />
+        </Card>
+        <Card
           title="Recent hook runs"
           className="span-2"
           actions={<Link to={`/hook-runs?endpointId=${id}`}>Explore all</Link>}
@@ -144,6 +182,82 @@ export default function Endpoint({ params }: { params: Record<string, string> })
           {runs.data ? <RunsTable items={runs.data.items} /> : null}
         </Card>
       </div>
+    </>
+  );
+}
+
+// The latest report: when, what the policy in force was, every hook with its trust and fate, skipped sources, warnings.
+function EndpointInventory({ data }: { data: Schemas['EndpointInventoryDto'] }) {
+  const inv = readInventory(data.inventory);
+  return (
+    <>
+      <dl className="facts inline">
+        <div className="fact">
+          <dt>Collected</dt>
+          <dd>
+            <When at={data.collectedAt} />
+          </dd>
+        </div>
+        <div className="fact">
+          <dt>Received</dt>
+          <dd>
+            <When at={data.receivedAt} />
+          </dd>
+        </div>
+        <div className="fact">
+          <dt>Last changed</dt>
+          <dd>
+            <When at={data.changedAt} />
+          </dd>
+        </div>
+        <div className="fact">
+          <dt>Commands</dt>
+          <dd>{inv.commandMode || '—'}</dd>
+        </div>
+        <div className="fact">
+          <dt>Policy revision</dt>
+          <dd>{inv.policyRevision ?? '—'}</dd>
+        </div>
+        <div className="fact">
+          <dt>Hooks</dt>
+          <dd>
+            {inv.hooksEnabled ? <Badge value="on" tone="ok" /> : <Badge value="off" tone="bad" />}
+            {inv.allowManagedHooksOnly ? ' managed only' : ''}
+          </dd>
+        </div>
+      </dl>
+      {inv.hooks.length === 0 ? <Empty>No hook in this report.</Empty> : <InventoryHooksTable hooks={inv.hooks} />}
+      {inv.skippedSources.length > 0 ? (
+        <>
+          <h3>Skipped sources</h3>
+          <ul className="error-list">
+            {inv.skippedSources.slice(0, 200).map((s, i) => (
+              <li key={i}>
+                {s.layer} {s.user ? `(${s.user}) ` : ''}
+                <Short value={s.path} n={60} tail />: {s.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {inv.warnings.length > 0 ? (
+        <>
+          <h3>Configuration warnings</h3>
+          <ul className="error-list">
+            {inv.warnings.slice(0, 200).map((w, i) => (
+              <li key={i}>
+                <Badge value={w.code} tone="warn" /> {w.message}
+                {w.file ? (
+                  <>
+                    {' '}
+                    <Short value={w.file} n={60} tail />
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </>
   );
 }

@@ -1,10 +1,11 @@
 // Releases of a group: history, and (admins) a new release of a policy version, immediate or staged in rings.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, ApiError, type Schemas, unwrap } from '../api/client';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
+import { PreviewPanel } from './release-preview';
 
 type CreateRelease = Schemas['CreateReleaseDto'];
 
@@ -40,11 +41,29 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const chosenVersion = versionId || versions.data?.items[0]?.id || '';
+  // The impact of this version on the group's endpoints; a release that needs it names its digest as previewAck.
+  const preview = useQuery({
+    queryKey: ['release-preview', groupId, chosenVersion],
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/groups/{groupId}/release-preview', {
+          params: { path: { groupId }, query: { policyVersionId: chosenVersion } },
+        }),
+      ),
+    enabled: chosenVersion !== '',
+    refetchOnWindowFocus: false,
+  });
+  // The digest the admin acknowledged: a preview that changes (new digest) needs a new acknowledgement.
+  const [ackedDigest, setAckedDigest] = useState<string | null>(null);
+  const [previewChanged, setPreviewChanged] = useState(false);
+  const needsAck = preview.data?.requiresAck === true;
+  const acked = needsAck && ackedDigest === preview.data?.digest;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
     const body: CreateRelease = { policyVersionId: chosenVersion, strategy };
+    if (acked && preview.data) body.previewAck = preview.data.digest;
     if (strategy === 'staged') {
       body.rings = parseRings(rings);
       if (interval.trim()) body.ringIntervalSec = Number(interval);
@@ -61,6 +80,12 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
       onStarted(r.id);
     } catch (err) {
       setError(err);
+      // 428: the preview changed since it was shown (or was not acknowledged): show the new one and ask again.
+      if (err instanceof ApiError && err.status === 428) {
+        setAckedDigest(null);
+        setPreviewChanged(true);
+        await preview.refetch();
+      }
     } finally {
       setBusy(false);
     }
@@ -75,7 +100,16 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
   return (
     <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Start a release">
       <label htmlFor="rel-policy">Policy</label>
-      <select id="rel-policy" value={chosenPolicy} onChange={(e) => setPolicyId(e.target.value)}>
+      <select
+        id="rel-policy"
+        value={chosenPolicy}
+        onChange={(e) => {
+          setPolicyId(e.target.value);
+          setVersionId('');
+          setError(null);
+          setPreviewChanged(false);
+        }}
+      >
         {policies.data?.items.map((p) => (
           <option key={p.id} value={p.id}>
             {p.name}
@@ -83,7 +117,15 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
         ))}
       </select>
       <label htmlFor="rel-version">Version</label>
-      <select id="rel-version" value={chosenVersion} onChange={(e) => setVersionId(e.target.value)}>
+      <select
+        id="rel-version"
+        value={chosenVersion}
+        onChange={(e) => {
+          setVersionId(e.target.value);
+          setError(null);
+          setPreviewChanged(false);
+        }}
+      >
         {versions.data?.items.map((v) => (
           <option key={v.id} value={v.id}>
             v{v.number} {v.message ? `— ${v.message}` : ''}
@@ -120,8 +162,26 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
         </>
       ) : null}
       <div className="form-span">
+        {preview.isLoading ? <Loading what="impact preview" /> : null}
+        <ErrorBox error={preview.error} title="The impact preview failed" />
+        {preview.data ? (
+          <PreviewPanel
+            preview={preview.data}
+            acked={acked}
+            changed={previewChanged}
+            onAck={(yes) => {
+              setAckedDigest(yes ? preview.data.digest : null);
+              if (yes) setPreviewChanged(false);
+            }}
+          />
+        ) : null}
         <ErrorBox error={error} />
-        <button type="submit" className="btn-primary" data-write disabled={busy || !chosenVersion}>
+        <button
+          type="submit"
+          className="btn-primary"
+          data-write
+          disabled={busy || !chosenVersion || preview.isLoading || preview.isFetching || (needsAck && !acked)}
+        >
           {busy ? 'Starting…' : 'Start release'}
         </button>
       </div>
