@@ -64,6 +64,7 @@ export class ChangesQueryDto extends createZodDto(changesQuerySchema) {}
 export const inventoryChangeSchema = z.object({
   id: z.uuid(),
   endpointId: z.uuid(),
+  hostname: z.string().nullable().describe("The endpoint's hostname (null when the endpoint no longer exists)"),
   at: z.iso.datetime(),
   digest: z.string(),
   added: z.number().int(),

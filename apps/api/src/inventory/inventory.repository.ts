@@ -209,9 +209,9 @@ export class InventoryRepository {
       GROUP BY h.plugin ORDER BY endpoints DESC, h.plugin LIMIT 1000`;
   }
 
-  // Inventory changes, newest first.
-  changes(filter: { endpointId?: string; since?: Date }, take: number, offset: number) {
-    return this.prisma.endpointInventoryChange.findMany({
+  // Inventory changes, newest first, with their endpoint's hostname (null once the endpoint is gone).
+  async changes(filter: { endpointId?: string; since?: Date }, take: number, offset: number) {
+    const rows = await this.prisma.endpointInventoryChange.findMany({
       where: {
         ...(filter.endpointId ? { endpointId: filter.endpointId } : {}),
         ...(filter.since ? { at: { gte: filter.since } } : {}),
@@ -220,6 +220,13 @@ export class InventoryRepository {
       take,
       skip: offset,
     });
+    const ids = [...new Set(rows.map((r) => r.endpointId))];
+    const names = new Map(
+      (await this.prisma.endpoint.findMany({ where: { id: { in: ids } }, select: { id: true, hostname: true } })).map(
+        (e) => [e.id, e.hostname],
+      ),
+    );
+    return rows.map((r) => ({ ...r, hostname: names.get(r.endpointId) ?? null }));
   }
 
   // The latest inventory of an endpoint.

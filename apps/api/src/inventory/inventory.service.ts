@@ -155,8 +155,11 @@ export class InventoryService {
     if (!preview.requiresAck || ack === preview.digest) return;
     throw new ApiError(
       'precondition_required',
-      `This release suppresses ${preview.suppressed.total} hooks on ${preview.suppressed.endpoints} endpoints` +
-        (preview.hooksTurnedOff.length > 0 ? ` and turns hooks off on ${preview.hooksTurnedOff.length}` : '') +
+      `This release suppresses ${plural(preview.suppressed.total, 'hook')} on ` +
+        plural(preview.suppressed.endpoints, 'endpoint') +
+        (preview.hooksTurnedOff.length > 0
+          ? ` and turns hooks off on ${plural(preview.hooksTurnedOff.length, 'endpoint')}`
+          : '') +
         `: review GET /v1/groups/${groupId}/release-preview?policyVersionId=${policyVersionId} and pass previewAck "${preview.digest}"`,
       [{ field: 'previewAck', path: '$.previewAck', message: `acknowledge preview ${preview.digest}` }],
     );
@@ -229,3 +232,8 @@ function managedCounts(policy: z.infer<typeof PolicyDocumentSchema>): Map<string
 }
 
 export type { InventoryDocument };
+
+// "1 hook", "3 hooks".
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

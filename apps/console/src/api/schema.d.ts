@@ -2350,6 +2350,8 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 endpointId: string;
+                /** @description The endpoint's hostname (null when the endpoint no longer exists) */
+                hostname: string | null;
                 /**
                  * Format: uuid
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b

@@ -366,7 +366,7 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
                   </td>
                   <td>
                     <Link to={`/endpoints/${c.endpointId}`} title={c.endpointId}>
-                      {c.endpointId.slice(0, 8)}…
+                      {c.hostname ?? `${c.endpointId.slice(0, 8)}…`}
                     </Link>
                   </td>
                   <td>{c.added}</td>
