@@ -5,7 +5,6 @@
 // allow_managed_hooks_only version shows the preview, needs the acknowledgement, asks again after the API's 428 when
 // an endpoint reports a new inventory meanwhile, then starts; an auditor reads everything with no write control.
 // No console error on any page. Screenshots go to CONSOLE_SCREENSHOTS (default .hookwarden/console-screenshots).
-import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,11 +17,11 @@ import { launchBrowser, type ProblemLog, type TestBrowser, watchProblems } from 
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
+import { engineCli, reportInventory, writeHooks } from '../support/inventory';
 
 const SHOTS = path.resolve(
   process.env.CONSOLE_SCREENSHOTS ?? path.join(__dirname, '../../.hookwarden/console-screenshots'),
 );
-const HOOKS_BIN = path.resolve(__dirname, '../../libs/hook-core/dist/cli/main.js');
 const MANAGED = '/opt/hw-console-inventory';
 /** More distinct hooks than one page of the fleet view (50), so "Load more" has a second page. */
 const EXTRA_HOOKS = 52;
@@ -52,35 +51,11 @@ let v2: { versionId: string; number: number };
 const admin = (method: string, p: string, body?: unknown) =>
   call(api.baseUrl, method, p, { token: api.adminToken, body });
 
-// Writes a hooks.json with one command hook per [event, command] pair.
-async function writeHooks(file: string, hooks: Array<[string, string]>): Promise<void> {
-  const doc: Record<string, unknown[]> = {};
-  for (const [event, command] of hooks) (doc[event] ??= []).push({ hooks: [{ type: 'command', command }] });
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, JSON.stringify({ hooks: doc }));
-}
-
 // Runs the engine CLI against the temp user's home.
-function engine(args: string[]): string {
-  return execFileSync(process.execPath, [HOOKS_BIN, ...args, '--home', zhome], { encoding: 'utf8' });
-}
+const engine = (args: string[]): string => engineCli(args, zhome);
 
-// Reports the inventory once through the real agent CLI, as `hookwarden-agent run` does on change.
-async function report(): Promise<{ changed: boolean; hooks: number }> {
-  const r = await runAgent([
-    'inventory',
-    '--state-dir',
-    stateDir,
-    '--root',
-    root,
-    '--inventory-users',
-    'none',
-    '--inventory-home',
-    `alice=${home}`,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
-}
+// Reports the inventory once through the real agent CLI.
+const report = () => reportInventory({ stateDir, root, user: 'alice', home });
 
 const managedToml = (extra = '') =>
   `${extra}[hooks]\nmanaged_dir = "${MANAGED}"\n\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n\n` +

@@ -1,7 +1,6 @@
 // Fleet hook inventory end to end: a real agent inventories a temp user's hooks (user, project, plugin, managed),
 // the API shows them fleet-wide with their trust, capture modes decide what command text leaves the endpoint, and a
 // release preview names exactly the hooks the engine then skips under allow_managed_hooks_only.
-import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,8 +12,8 @@ import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion, query } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
+import { engineCli, reportInventory, writeHooks } from '../support/inventory';
 
-const HOOKS_BIN = path.resolve(__dirname, '../../libs/hook-core/dist/cli/main.js');
 const MANAGED = '/opt/hw-inventory';
 let api: TestApi;
 let worker: INestApplicationContext;
@@ -31,35 +30,11 @@ let project: string;
 const admin = (method: string, p: string, body?: unknown) =>
   call(api.baseUrl, method, p, { token: api.adminToken, body });
 
-// Writes a hooks.json with one command hook per [event, command] pair.
-async function writeHooks(file: string, hooks: Array<[string, string]>): Promise<void> {
-  const doc: Record<string, unknown[]> = {};
-  for (const [event, command] of hooks) (doc[event] ??= []).push({ hooks: [{ type: 'command', command }] });
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, JSON.stringify({ hooks: doc }));
-}
-
 // Runs the engine CLI against the temp user's home.
-function engine(args: string[]): string {
-  return execFileSync(process.execPath, [HOOKS_BIN, ...args, '--home', zhome], { encoding: 'utf8' });
-}
+const engine = (args: string[]): string => engineCli(args, zhome);
 
 // Reports the inventory once through the real agent CLI.
-async function report(): Promise<{ changed: boolean; hooks: number }> {
-  const r = await runAgent([
-    'inventory',
-    '--state-dir',
-    stateDir,
-    '--root',
-    root,
-    '--inventory-users',
-    'none',
-    '--inventory-home',
-    `alice=${home}`,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
-}
+const report = () => reportInventory({ stateDir, root, user: 'alice', home });
 
 // The endpoint's latest inventory as the API stores it.
 async function latest(): Promise<any> {
