@@ -300,6 +300,12 @@ describe('console inventory and release impact preview', () => {
     await page.getByRole('heading', { name: 'Inventory findings' }).waitFor();
     await open(page, `/inventory?hash=${curl[0]}`, 'Inventory');
     await expect.poll(() => page.locator(`tr[data-hash="${curl[0]}"]`).innerText()).toContain('deny-listed');
+    // The Overview's open findings list it too, linking to the Inventory's findings.
+    await open(page, '/', 'Overview');
+    const overviewFinding = page.locator('[data-testid="inventory-findings"] tbody tr', { hasText: 'known bad hook' });
+    await expect.poll(() => overviewFinding.innerText()).toContain(os.hostname());
+    await page.getByRole('link', { name: 'Inventory findings' }).click();
+    await page.getByRole('tab', { name: 'Findings', selected: true }).waitFor();
 
     // Releasing a version with allow_managed_hooks_only: the preview, the acknowledgement, and a 428 when the
     // impact changes meanwhile.

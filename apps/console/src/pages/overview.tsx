@@ -8,6 +8,7 @@ import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '
 import { Link } from '../router';
 import { FLEET_STATES, type FleetState, fleetState } from '../domain';
 import { RingBars } from './rollout-parts';
+import { FindingsTable, inventoryPath } from './inventory-parts';
 
 type Endpoint = Schemas['EndpointPageDto']['items'][number];
 type Release = Schemas['ReleaseListDto']['items'][number];
@@ -238,12 +239,30 @@ function FindingsCard() {
     queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { limit: 10 } } })),
     refetchInterval: 30_000,
   });
+  // Known-bad hooks on endpoints and managed hooks missing where the layer is applied (the inventory's findings).
+  const inv = useQuery({
+    queryKey: ['overview', 'inventory-findings'],
+    queryFn: () => unwrap(api.GET('/v1/inventory/findings', {})),
+    refetchInterval: 30_000,
+  });
+  const invItems = inv.data?.items ?? [];
   return (
     <Card title="Open findings">
       {q.isPending ? <Loading /> : null}
       <ErrorBox error={q.error} />
-      {q.data && q.data.items.length === 0 ? (
-        <Empty>No open findings: every endpoint's record chain is whole.</Empty>
+      <ErrorBox error={inv.error} />
+      {q.data && q.data.items.length === 0 && inv.data && invItems.length === 0 ? (
+        <Empty>No open findings: every endpoint's record chain is whole and no inventoried hook is flagged.</Empty>
+      ) : null}
+      {invItems.length > 0 ? (
+        <>
+          <FindingsTable items={invItems.slice(0, 10)} />
+          <p className="small">
+            <Link to={inventoryPath('findings')}>
+              {invItems.length > 10 ? `All ${invItems.length} inventory findings` : 'Inventory findings'}
+            </Link>
+          </p>
+        </>
       ) : null}
       {q.data && q.data.items.length > 0 ? (
         <table>
