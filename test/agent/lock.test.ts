@@ -4,11 +4,16 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { writeCredentials } from '../../apps/agent-sync/src/state/credentials';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { acquireStateLock, LOCK_FILE, LockHeld } from '../../apps/agent-sync/src/state/lock';
 import { runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
-import { FakeBundleServer, manifestObject, SigningKeyPair, signManifest } from '../support/fake-bundle-server';
+import {
+  FakeBundleServer,
+  manifestObject,
+  SigningKeyPair,
+  signManifest,
+  fakeEnrolledAgent,
+} from '../support/fake-bundle-server';
 
 const key = new SigningKeyPair('ed25519:trusted');
 const MANAGED = '/opt/hw-lock';
@@ -37,17 +42,10 @@ afterAll(async () => {
   await server.stop();
 });
 beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-lock-'));
-  stateDir = path.join(tmp, 'state');
-  await writeCredentials(stateDir, {
-    serverUrl: server.url,
-    endpointId: 'e1',
-    groupId: 'g',
-    credential: 'hwe_fake',
-    machineId: 'machine-fake-1',
-    publicKeys: [{ kid: key.kid, publicKeyPem: key.publicKeyPem }],
-    enrolledAt: new Date().toISOString(),
-  });
+  ({ tmp, stateDir } = await fakeEnrolledAgent(server, key, 'hw-lock-'));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('state directory lock', () => {
@@ -88,8 +86,7 @@ describe('state directory lock', () => {
   });
 
   it('runs one `hookwarden-agent run` per state directory; a SIGKILLed one does not block the next', async () => {
-    const root = path.join(tmp, 'root');
-    await fs.mkdir(root);
+    const root = path.join(tmp, 'root'); // made empty by fakeEnrolledAgent
     const first = spawnAgent(['run', '--state-dir', stateDir, '--root', root, '--poll-wait', '1']);
     await waitFor(() => first.stderr().includes('agent started'), 20_000, 'the first agent');
     const second = await runAgent(['run', '--once', '--state-dir', stateDir, '--root', root]);

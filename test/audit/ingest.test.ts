@@ -89,10 +89,10 @@ describe('POST /v1/agent/hook-runs', () => {
     await eventually(async () => (await countRows(ep.id)) === 10);
     expect((await upload(ep, lines, { gzip: false })).status).toBe(202);
     expect((await upload(ep, lines.slice(3, 7))).status).toBe(202);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Wait until both re-sent uploads have been ingested (a staged upload is deleted once stored), then count.
     await eventually(async () => {
-      const r = await db.query('SELECT count(*) AS n FROM hook_runs WHERE endpoint_id = $1', [ep.id]);
-      return Number((r.rows[0] as { n: string }).n) === 10;
+      const r = await db.query('SELECT count(*)::int AS n FROM hook_run_uploads WHERE endpoint_id = $1', [ep.id]);
+      return (r.rows[0] as { n: number }).n === 0;
     });
     expect(await countRows(ep.id)).toBe(10);
     // The hourly counts follow the rows actually inserted: re-sent records are not counted again.

@@ -1,7 +1,11 @@
 // A tiny stand-in for the API's agent routes, serving whatever (possibly tampered) bundle a test sets.
 import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { type Credentials, writeCredentials } from '../../apps/agent-sync/src/state/credentials';
 
 export interface FakeFile {
   path: string;
@@ -158,4 +162,29 @@ export class FakeBundleServer {
     this.server.closeAllConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
+}
+
+// A temp agent enrolled with the fake server (endpoint e1 of group g) and trusting `key`: a fresh temp directory with
+// an empty `root` and a `stateDir` holding its credentials; `extra` adds credential fields (e.g. keyListSequence).
+export async function fakeEnrolledAgent(
+  server: FakeBundleServer,
+  key: SigningKeyPair,
+  prefix: string,
+  extra: Partial<Credentials> = {},
+): Promise<{ tmp: string; root: string; stateDir: string }> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const root = path.join(tmp, 'root');
+  const stateDir = path.join(tmp, 'state');
+  await fs.mkdir(root);
+  await writeCredentials(stateDir, {
+    serverUrl: server.url,
+    endpointId: 'e1',
+    groupId: 'g',
+    credential: 'hwe_fake',
+    machineId: 'machine-fake-1',
+    publicKeys: [{ kid: key.kid, publicKeyPem: key.publicKeyPem }],
+    enrolledAt: new Date().toISOString(),
+    ...extra,
+  });
+  return { tmp, root, stateDir };
 }

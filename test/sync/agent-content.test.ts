@@ -1,14 +1,12 @@
 // Real agent processes against bundles the API now refuses at authoring: the agent refuses them with the same rules,
 // writes nothing, reports a failure the API accepts, and a later good bundle always applies.
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { statusSchema } from '../../apps/api/src/agent/agent.dto';
 import { verifyBundle } from '../../apps/agent-sync/src/bundle/verify';
 import { BundleRejected } from '../../apps/agent-sync/src/bundle/verify';
 import { Layer } from '../../apps/agent-sync/src/materialize/layer';
-import { writeCredentials } from '../../apps/agent-sync/src/state/credentials';
 import { runAgent, snapshot, visibleLayer } from '../support/agent';
 import {
   FakeBundleServer,
@@ -16,6 +14,7 @@ import {
   manifestObject,
   SigningKeyPair,
   signManifest,
+  fakeEnrolledAgent,
 } from '../support/fake-bundle-server';
 
 const MANAGED = '/opt/hw-hooks';
@@ -52,20 +51,11 @@ afterAll(async () => {
   await server.stop();
 });
 beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-content-'));
-  root = path.join(tmp, 'root');
-  stateDir = path.join(tmp, 'state');
-  await fs.mkdir(root);
-  await writeCredentials(stateDir, {
-    serverUrl: server.url,
-    endpointId: 'e1',
-    groupId: 'g',
-    credential: 'hwe_fake',
-    machineId: 'machine-fake-1',
-    publicKeys: [{ kid: key.kid, publicKeyPem: key.publicKeyPem }],
-    enrolledAt: new Date().toISOString(),
-  });
+  ({ tmp, root, stateDir } = await fakeEnrolledAgent(server, key, 'hw-content-'));
   server.statuses.length = 0;
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('agent content rules', () => {

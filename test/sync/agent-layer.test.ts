@@ -1,9 +1,8 @@
 // Real agent processes against a fake bundle server: tampered bundles change nothing, SIGKILL mid-apply never
 // leaves a mix, offline start from the last good bundle, foreign files untouched.
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { writeCredentials } from '../../apps/agent-sync/src/state/credentials';
 import { runAgent, snapshot, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
 import {
@@ -12,6 +11,7 @@ import {
   manifestObject,
   SigningKeyPair,
   signManifest,
+  fakeEnrolledAgent,
 } from '../support/fake-bundle-server';
 
 const MANAGED = '/opt/hw-hooks';
@@ -49,20 +49,11 @@ afterAll(async () => {
   await server.stop();
 });
 beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-agent-'));
-  root = path.join(tmp, 'root');
-  stateDir = path.join(tmp, 'state');
-  await fs.mkdir(root);
-  await writeCredentials(stateDir, {
-    serverUrl: server.url,
-    endpointId: 'e1',
-    groupId: 'g',
-    credential: 'hwe_fake',
-    machineId: 'machine-fake-1',
-    publicKeys: [{ kid: key.kid, publicKeyPem: key.publicKeyPem }],
-    enrolledAt: new Date().toISOString(),
-  });
+  ({ tmp, root, stateDir } = await fakeEnrolledAgent(server, key, 'hw-agent-'));
   server.statuses.length = 0;
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('agent layer safety', () => {

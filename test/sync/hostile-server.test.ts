@@ -2,13 +2,16 @@
 // refused bundle and an outage are retried with backoff (no request storm, no listener leak, one log line).
 import { promises as fs } from 'node:fs';
 import type http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { writeCredentials } from '../../apps/agent-sync/src/state/credentials';
 import { type AgentProcess, peakRssKb, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
-import { FakeBundleServer, manifestObject, SigningKeyPair, signManifest } from '../support/fake-bundle-server';
+import {
+  FakeBundleServer,
+  manifestObject,
+  SigningKeyPair,
+  signManifest,
+  fakeEnrolledAgent,
+} from '../support/fake-bundle-server';
 
 const MANAGED = '/opt/hw-hostile';
 const key = new SigningKeyPair('ed25519:trusted');
@@ -53,19 +56,7 @@ afterAll(async () => {
   console.log('agent peak RSS (KiB) by hostile response:', JSON.stringify(figures));
 });
 beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-hostile-'));
-  root = path.join(tmp, 'root');
-  stateDir = path.join(tmp, 'state');
-  await fs.mkdir(root);
-  await writeCredentials(stateDir, {
-    serverUrl: server.url,
-    endpointId: 'e1',
-    groupId: 'g',
-    credential: 'hwe_fake',
-    machineId: 'machine-fake-1',
-    publicKeys: [{ kid: key.kid, publicKeyPem: key.publicKeyPem }],
-    enrolledAt: new Date().toISOString(),
-  });
+  ({ tmp, root, stateDir } = await fakeEnrolledAgent(server, key, 'hw-hostile-'));
   server.statuses.length = 0;
   server.requests.length = 0;
   server.handler = null;

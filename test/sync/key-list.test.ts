@@ -2,13 +2,17 @@
 // a lower sequence, or issued too long ago, is refused, so a retired key (and a bundle forged with its private half)
 // is never trusted again; a newer list is adopted.
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keyListSigningPayload } from '@hookwarden/hook-core';
-import { readCredentials, writeCredentials } from '../../apps/agent-sync/src/state/credentials';
+import { readCredentials } from '../../apps/agent-sync/src/state/credentials';
 import { runAgent, visibleLayer } from '../support/agent';
-import { FakeBundleServer, manifestObject, SigningKeyPair, signManifest } from '../support/fake-bundle-server';
+import {
+  FakeBundleServer,
+  manifestObject,
+  SigningKeyPair,
+  signManifest,
+  fakeEnrolledAgent,
+} from '../support/fake-bundle-server';
 
 const MANAGED = '/opt/hw-keys';
 const retiredKey = new SigningKeyPair('ed25519:retired');
@@ -40,21 +44,11 @@ afterAll(async () => {
   await server.stop();
 });
 beforeEach(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-keys-'));
-  root = path.join(tmp, 'root');
-  stateDir = path.join(tmp, 'state');
-  await fs.mkdir(root);
   // The agent already adopted list 3, in which `retiredKey` was retired: it trusts only `currentKey`.
-  await writeCredentials(stateDir, {
-    serverUrl: server.url,
-    endpointId: 'e1',
-    groupId: 'g',
-    credential: 'hwe_fake',
-    machineId: 'machine-fake-1',
-    publicKeys: [{ kid: currentKey.kid, publicKeyPem: currentKey.publicKeyPem }],
-    enrolledAt: new Date().toISOString(),
-    keyListSequence: 3,
-  });
+  ({ tmp, root, stateDir } = await fakeEnrolledAgent(server, currentKey, 'hw-keys-', { keyListSequence: 3 }));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
 });
 
 describe('key list replay', () => {

@@ -1,5 +1,6 @@
 // @hookwarden/hook-core: the ZeroCode hooks engine (configuration, trust, matching, running, outcomes, records).
-// Every public name is listed here; CLI plumbing (exit codes, process startup, snapshot warm-up) lives behind
+// Every public name is listed here or, for trust, bundle, wire and inventory, in that folder's own explicit index
+// (re-exported whole, so each name is listed once); CLI plumbing (exit codes, process startup, snapshot warm-up) lives behind
 // `@hookwarden/hook-core/cli` (runCli stays here too, for the agent's `hookwarden-agent hooks`).
 export { HOOK_CORE_VERSION } from './version';
 
@@ -88,116 +89,14 @@ export {
 } from './config';
 
 // --- Trust: canonical JSON, definition hash and key, persisted state ---
-export {
-  canonicalJson,
-  hookHash,
-  hookIdentity,
-  hookKey,
-  hookKeySuffix,
-  readTrustState,
-  trustStatusOf,
-  isProjectTrusted,
-  type TrustState,
-  type HookStateEntry,
-  trustHook,
-  trustAll,
-  disableHook,
-  enableHook,
-  trustProject,
-  type TrustTarget,
-  setTomlTableKey,
-} from './trust';
+export * from './trust'; // explicit list in trust/index.ts
 
 // --- Contract shared by the API and the agent: bundle manifest and content rules, key list, assignment, wire types ---
-export {
-  buildManifest,
-  bundleManifestSchema,
-  manifestDigest,
-  manifestFileSchema,
-  serializeManifest,
-  signedBundleSchema,
-  type BuildManifestInput,
-  type BundleManifest,
-  type ManifestFile,
-  type SignedBundle,
-  KEY_LIST_KIND,
-  keyListSchema,
-  keyListSigningPayload,
-  trustedKeySchema,
-  type KeyList,
-  type TrustedKey,
-  ASSIGNMENT_KIND,
-  assignmentStatementSchema,
-  assignmentText,
-  parseAssignment,
-  signedStatementSchema,
-  verifyAssignment,
-  verifySignedText,
-  type AssignmentStatement,
-  type SignedStatement,
-  checkBundleContent,
-  checkBundleText,
-  fileModeProblem,
-  filePathProblem,
-  foldFilePath,
-  managedDirProblem,
-  MANAGED_LOCATIONS,
-  MAX_BUNDLE_FILE_BYTES,
-  MAX_BUNDLE_FILES,
-  MAX_BUNDLE_TOTAL_BYTES,
-  MAX_FILE_PATH_BYTES,
-  MAX_FILE_PATH_DEPTH,
-  MAX_MANAGED_DIR_BYTES,
-  MAX_REQUIREMENTS_BYTES,
-  MAX_SEGMENT_BYTES,
-  type BundleContentInput,
-  type BundleContentOptions,
-  type ContentFile,
-  type ContentProblem,
-  type ManagedLocations,
-  type ManagedPlatform,
-  fileSha256,
-  versionDigest,
-  type DigestFile,
-} from './bundle';
-export {
-  errorBodySchema,
-  errorDetailSchema,
-  parseErrorBody,
-  type ErrorBody,
-  type ErrorDetail,
-  boundStatusErrors,
-  boundStatusFiles,
-  STATUS_MAX_DIGEST_CHARS,
-  STATUS_MAX_ERROR_CHARS,
-  STATUS_MAX_ERRORS,
-  STATUS_MAX_FILES,
-  STATUS_MAX_PATH_CHARS,
-} from './wire';
+export * from './bundle'; // explicit list in bundle/index.ts
+export * from './wire'; // explicit list in wire/index.ts
 
 // --- Hook inventory and release impact preview ---
-export {
-  INVENTORY_COMMAND_MODES,
-  type InventoryCommandMode,
-  inventoryDocumentSchema,
-  type InventoryDocument,
-  inventoryHookSchema,
-  type InventoryHook,
-  MAX_INVENTORY_BYTES,
-  MAX_INVENTORY_HOOKS,
-  collectInventory,
-  type CollectOptions,
-  inventoryDigest,
-  type InventoryHome,
-  programOf,
-  type EndpointImpact,
-  missingManagedScripts,
-  type PreviewEndpoint,
-  type PreviewOptions,
-  previewRelease,
-  releaseCanSuppress,
-  type ReleasePreview,
-} from './inventory';
+export * from './inventory'; // explicit list in inventory/index.ts
 
 // --- Matching: the linear-time regex compiler and matcher semantics per event ---
 export {
