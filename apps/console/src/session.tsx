@@ -1,7 +1,7 @@
 // The signed-in person, one of two kinds: an API token kept in this tab's sessionStorage (never localStorage, never a
 // URL), or an SSO session whose secret is an HttpOnly cookie the page cannot read (restored by asking GET /v1/me; its
 // writes carry the session's CSRF token). The role always comes from the API.
-import { useQueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { api, ApiError, configureAuth, type Credentials, errorFrom, type Schemas } from './api/client';
 
@@ -72,12 +72,20 @@ export async function whoAmI(token: string): Promise<{ role: Role; name: string 
   return { role: consoleRole(m.role), name: m.name };
 }
 
+/** How people sign in (GET /v1/auth/config), fetched once and shared by the session check and the sign-in page. */
+export const authConfigQuery = {
+  queryKey: ['auth-config'],
+  queryFn: async (): Promise<Schemas['AuthConfigDto'] | null> =>
+    (await api.GET('/v1/auth/config').catch(() => null))?.data ?? null,
+  staleTime: Number.POSITIVE_INFINITY,
+};
+
 // The SSO session of this browser's cookie, or null when there is none (asked only when the browser holds a session
 // cookie, so a signed-out console makes no request that answers 401).
-async function ssoSession(): Promise<Session | null> {
+async function ssoSession(queryClient: QueryClient): Promise<Session | null> {
   configureAuth(null);
-  const config = await api.GET('/v1/auth/config').catch(() => null);
-  if (!config?.data?.sessionCookie) return null;
+  const config = await queryClient.fetchQuery(authConfigQuery);
+  if (!config?.sessionCookie) return null;
   const m = await me(null);
   if (!m || m.kind !== 'session' || !m.session) return null;
   return {
@@ -137,7 +145,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!checking) return;
     let live = true;
-    ssoSession()
+    ssoSession(queryClient)
       .then((s) => {
         if (!live) return;
         if (s) {
@@ -154,7 +162,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return () => {
       live = false;
     };
-  }, [checking]);
+  }, [checking, queryClient]);
 
   useEffect(() => {
     if (!session) return;

@@ -1,30 +1,18 @@
 // Sign-in: single sign-on through the identity provider when the API has one (GET /v1/auth/config), and an API
 // token (kept in this tab's session only) for everyone else.
-import { type FormEvent, useEffect, useState } from 'react';
-import { api } from './api/client';
+import { useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
 import { ErrorBox } from './components/ui';
-import { useSession } from './session';
+import { authConfigQuery, useSession } from './session';
 
 // The SSO start URL when single sign-on is on (null when off or the API cannot say), returning to the current page.
 function useSsoLogin(): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    api
-      .GET('/v1/auth/config')
-      .then((res) => {
-        const loginUrl = res.data?.sso.enabled ? res.data.sso.loginUrl : null;
-        if (!live || !loginUrl || !loginUrl.startsWith('/')) return;
-        const here = window.location.pathname + window.location.search;
-        const returnTo = here.startsWith('/console') ? here : '/console/';
-        setUrl(`${loginUrl}?returnTo=${encodeURIComponent(returnTo)}`);
-      })
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, []);
-  return url;
+  const config = useQuery(authConfigQuery).data;
+  const loginUrl = config?.sso.enabled ? config.sso.loginUrl : null;
+  if (!loginUrl || !loginUrl.startsWith('/')) return null;
+  const here = window.location.pathname + window.location.search;
+  const returnTo = here.startsWith('/console') ? here : '/console/';
+  return `${loginUrl}?returnTo=${encodeURIComponent(returnTo)}`;
 }
 
 export function SignIn() {

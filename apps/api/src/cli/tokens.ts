@@ -11,7 +11,7 @@ import { RedisModule } from '../redis/redis.module';
 import { TokensModule } from '../tokens/tokens.module';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { type AppConfig, ConfigError, loadConfig } from '../config/config.schema';
+import { type AppConfig, ConfigError, loadConfig, withoutPassword } from '../config/config.schema';
 import { TokensService } from '../tokens/tokens.service';
 
 const CLI_ACTOR: AuditContext = { actorId: null, actorName: 'cli', role: 'system', requestId: null, clientIp: null };
@@ -27,24 +27,13 @@ class TokensCliModule {
   }
 }
 
-// The database URL without its password, for messages.
-export function describeDatabase(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparsable DATABASE_URL)';
-  }
-}
-
 // Runs `work` with the token service of a Nest application context, then closes it. Names the database it works on
 // (on stderr, so --json output stays clean), since a missing DATABASE_URL silently means the default database.
 async function withTokens<T>(work: (tokens: TokensService) => Promise<T>): Promise<T> {
   const env: Record<string, string | undefined> = { LOG_LEVEL: 'warn', ...process.env };
   const config = loadConfig(env);
   const source = env.DATABASE_URL ? 'DATABASE_URL' : 'the default; set DATABASE_URL to choose another';
-  process.stderr.write(`tokens: database ${describeDatabase(config.DATABASE_URL)} (${source})\n`);
+  process.stderr.write(`tokens: database ${withoutPassword(config.DATABASE_URL)} (${source})\n`);
   const app = await NestFactory.createApplicationContext(TokensCliModule.forRoot(config), { logger: ['error'] });
   try {
     return await work(app.get(TokensService));

@@ -184,7 +184,7 @@ const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'OIDC_CLIENT_SECRET',
 ]);
 
-// A value as an error may show it: the password of a URL with credentials (DATABASE_URL, REDIS_URL…) is masked.
+// A value as a message may show it: the password of a URL with credentials (DATABASE_URL, REDIS_URL…) is masked.
 export function withoutPassword(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/?#\s]*@/i, '$1***@');
 }
