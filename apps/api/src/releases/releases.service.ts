@@ -18,7 +18,8 @@ import {
   type ReleaseRow,
   ReleasesRepository,
 } from './releases.repository';
-import { bucketOf, DEFAULT_RINGS, type GroupBundleState, ringOf, type ServedBundle } from './rollout';
+import { HOOK_GATE_FORMULA, hookGate, type HookGateResult } from './hook-gate';
+import { bucketOf, DEFAULT_RINGS, type GroupBundleState, offeredTo, ringOf, type ServedBundle } from './rollout';
 
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
 export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout', role: 'system' };
@@ -32,8 +33,20 @@ export interface GateCheckJob {
   groupId: string;
 }
 
-/** Runs a release must have recorded on its revision before their failure rate can pause it (unless set). */
+/** Runs an endpoint must have recorded on the revision before its failure rate counts for the gate (unless set). */
 export const DEFAULT_MIN_HOOK_RUNS = 20;
+/** Reporting endpoints needed before the hook failure rate can pause a release (unless set). */
+export const DEFAULT_MIN_REPORTING_ENDPOINTS = 3;
+/** Endpoints listed in the rollout view's gate figures (worst first). */
+const GATE_ENDPOINTS_SHOWN = 100;
+
+/** What a status report says about revisions (the parts the served/applied record needs). */
+export interface ReportedRevisions {
+  state: 'applied' | 'failed' | 'drifted';
+  appliedRevision: number | null;
+  appliedDigest: string | null;
+  targetRevision: number | null;
+}
 /** Delay of a gate check after an ingested batch (batches committed meanwhile are seen by the same check). */
 const GATE_CHECK_DELAY_MS = 1000;
 
@@ -54,6 +67,7 @@ export function toReleaseView(r: ReleaseRow): ReleaseView {
     maxApplyFailureRate: r.maxApplyFailureRate,
     maxHookFailureRate: r.maxHookFailureRate,
     minHookRuns: r.minHookRuns,
+    minReportingEndpoints: r.minReportingEndpoints,
     previousReleaseId: r.previousReleaseId,
     digest: r.digest,
     keyId: r.keyId,
@@ -150,6 +164,7 @@ export class ReleasesService {
       maxApplyFailureRate: input.maxApplyFailureRate ?? 0.05,
       maxHookFailureRate: input.maxHookFailureRate ?? null,
       minHookRuns: input.minHookRuns ?? DEFAULT_MIN_HOOK_RUNS,
+      minReportingEndpoints: input.minReportingEndpoints ?? DEFAULT_MIN_REPORTING_ENDPOINTS,
       createdBy: ctx.actorName,
     };
     let release: ReleaseRow;
@@ -242,27 +257,50 @@ export class ReleasesService {
     return true;
   }
 
-  // Why the gate closes, or null: apply failures among endpoints on the revision, then hook failures among the runs
-  // recorded under it (once at least `minHookRuns` of them ran, so one failing run out of one does not pause).
+  // Why the gate closes, or null: apply failures among endpoints on the revision, then the hook failure rule over the
+  // endpoints that applied it (hookGate: each endpoint's own rate, weighing once; enough reporting endpoints).
   private async gateReason(release: ReleaseRow): Promise<string | null> {
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
     if (total > 0 && failed / total > release.maxApplyFailureRate) {
       return `apply failure rate ${(failed / total).toFixed(3)} (${failed}/${total}) exceeds ${release.maxApplyFailureRate}`;
     }
-    if (release.maxHookFailureRate !== null) {
-      const runs = await this.repo.hookRunCounts(release);
-      if (runs.total >= release.minHookRuns && runs.failed / runs.total > release.maxHookFailureRate) {
-        return (
-          `hook failure rate ${(runs.failed / runs.total).toFixed(3)} (${runs.failed}/${runs.total} runs failed or ` +
-          `timed out) exceeds ${release.maxHookFailureRate}`
-        );
-      }
-    }
+    if (release.maxHookFailureRate !== null) return (await this.hookGateOf(release)).reason;
     return null;
   }
 
-  // Called after each agent status report about `revision`: runs the gate of the group's rolling release.
-  async checkGateAfterReport(groupId: string, revision: number | null): Promise<void> {
+  // The hook failure rule applied to the release's endpoints.
+  private async hookGateOf(release: ReleaseRow): Promise<HookGateResult> {
+    return hookGate(await this.repo.hookGateEndpoints(release), release);
+  }
+
+  // Records which revisions a status report shows the endpoint was served and applied (only those the rollout really
+  // offered it, and applied only with the release's digest), then runs the gate of the group's rolling release if the
+  // report concerns it.
+  async afterReport(endpointId: string, groupId: string, s: ReportedRevisions): Promise<void> {
+    const claims = new Map<number, boolean>();
+    if (s.targetRevision !== null) claims.set(s.targetRevision, false);
+    if (s.appliedRevision !== null) claims.set(s.appliedRevision, true); // the layer on disk (kept when failed)
+    if (claims.size > 0) {
+      const known = await this.repo.servedRevisions(endpointId, groupId);
+      const fresh = [...claims].filter(([rev, applied]) => !(known.has(rev) && (known.get(rev) || !applied)));
+      if (fresh.length > 0) {
+        const releases = await this.repo.releasesOfRevisions(
+          groupId,
+          fresh.map(([rev]) => rev),
+        );
+        const served = fresh.flatMap(([revision, applied]) => {
+          const r = releases.find((x) => x.revision === revision);
+          if (!r || !offeredTo({ ...r, rings: r.rings as number[] }, endpointId)) return [];
+          return [{ revision, releaseId: r.id, applied: applied && s.appliedDigest === r.digest }];
+        });
+        await this.repo.recordServed(endpointId, groupId, served);
+      }
+    }
+    await this.checkGateAfterReport(groupId, s.targetRevision);
+  }
+
+  // Runs the gate of the group's rolling release when a status report is about its revision.
+  private async checkGateAfterReport(groupId: string, revision: number | null): Promise<void> {
     const rolling = await this.repo.rollingForGroup(groupId);
     if (!rolling || rolling.revision !== revision) return;
     const row = await this.repo.get(rolling.id);
@@ -361,6 +399,7 @@ export class ReleasesService {
               maxApplyFailureRate: previous.maxApplyFailureRate,
               maxHookFailureRate: previous.maxHookFailureRate,
               minHookRuns: previous.minHookRuns,
+              minReportingEndpoints: previous.minReportingEndpoints,
               createdBy: ctx.actorName,
             },
             build: rollbackBuild,
@@ -406,7 +445,9 @@ export class ReleasesService {
     }
     const byId = new Map([release, ...(previous ? [previous] : [])].map((r) => [r.id, r]));
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
-    const runs = await this.repo.hookRunCounts(release);
+    const hooks = await this.hookGateOf(release);
+    const counted = hooks.endpoints.reduce((n, e) => n + e.ran, 0);
+    const claimed = await this.repo.hookRunsClaimed(release);
     return {
       release: toReleaseView(release),
       rings: out.map((r) => ({
@@ -422,9 +463,18 @@ export class ReleasesService {
       })),
       gate: {
         applyFailureRate: total > 0 ? failed / total : null,
-        hookFailureRate: runs.total > 0 ? runs.failed / runs.total : null,
+        hookFailureRate: hooks.failureRate,
         endpointsOnRevision: total,
-        hookRunsOnRevision: runs.total,
+        hookRunsOnRevision: counted,
+        hookRunsNotCounted: Math.max(0, claimed - counted),
+        hookFormula: HOOK_GATE_FORMULA,
+        maxHookFailureRate: release.maxHookFailureRate,
+        minHookRuns: release.minHookRuns,
+        minReportingEndpoints: release.minReportingEndpoints,
+        appliedEndpoints: hooks.endpoints.length,
+        reportingEndpoints: hooks.reportingEndpoints,
+        hookEndpoints: hooks.endpoints.slice(0, GATE_ENDPOINTS_SHOWN),
+        hookReason: hooks.reason,
       },
     };
   }

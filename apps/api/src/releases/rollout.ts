@@ -40,3 +40,20 @@ export function bundleFor(state: GroupBundleState, endpointId: string): ServedBu
   if (state.threshold >= 100) return current;
   return bucketOf(endpointId, current.releaseId) < state.threshold ? current : state.previous;
 }
+
+/** The part of a release that decides which endpoints it was offered to. */
+export interface OfferedRelease {
+  id: string;
+  status: string;
+  rings: number[];
+  currentRing: number;
+}
+
+// True when the release was offered to the endpoint (served to it by the bundle route): a completed release to the
+// whole group, any other one to the endpoints whose bucket is under its current ring (rings only grow, so that covers
+// every ring it reached before it was paused, aborted or superseded).
+export function offeredTo(release: OfferedRelease, endpointId: string): boolean {
+  if (release.status === 'completed') return true;
+  const threshold = release.rings[release.currentRing] ?? 100;
+  return threshold >= 100 || bucketOf(endpointId, release.id) < threshold;
+}
