@@ -79,7 +79,7 @@ export class MetricsCollector {
       ),
       family(
         'hookwarden_findings_open',
-        'Unresolved hook-run chain findings by kind (missing_range, broken_link, dropped)',
+        'Unresolved hook-run findings by kind (missing_range, broken_link, dropped, quarantined, unserved_revision)',
         'gauge',
         findings.map((f) => ({ labels: { kind: f.kind }, value: f.count })),
       ),
