@@ -140,7 +140,18 @@ describe('hook failure rate gate', () => {
     // The reported attack: 30 failed records claiming revision 2 from an endpoint that never applied anything.
     const { release, onOld, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
     const intruder = onOld[0]!;
-    // Claiming to have applied revision 2 changes nothing: the rollout never offered it to this endpoint.
+    // Claiming to have failed to apply revision 2 changes nothing (the apply gate alone would pause above 5%) ...
+    const failedReport = await call(api.baseUrl, 'POST', '/v1/agent/status', {
+      token: intruder.credential,
+      body: { state: 'failed', appliedRevision: null, appliedDigest: null, targetRevision: 2, errors: ['forged'] },
+    });
+    expect(failedReport.status).toBe(200);
+    expect(await statusOf(release.id)).toMatchObject({ status: 'rolling', pausedReason: null });
+    expect((await admin('GET', `/v1/releases/${release.id}/rollout`)).body.gate).toMatchObject({
+      applyFailureRate: null,
+      endpointsOnRevision: 0,
+    });
+    // ... nor does claiming to have applied it: the rollout never offered revision 2 to this endpoint.
     await reportApplied(intruder, 2, digests.get(2)!);
     await uploadRuns(intruder.credential, 2, times(30, 'failed'));
     const gate = await gateOnceStored(release.id, 0, 30);

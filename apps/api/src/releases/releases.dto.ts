@@ -139,7 +139,10 @@ export const rolloutSchema = z.object({
       .number()
       .nullable()
       .describe("Mean of the reporting endpoints' own failure rates (see hookFormula; null: none reports yet)"),
-    endpointsOnRevision: z.number().int().describe('Endpoints whose last status report is about the revision'),
+    endpointsOnRevision: z
+      .number()
+      .int()
+      .describe("Endpoints offered the revision whose last status report is about it (the apply gate's population)"),
     hookRunsOnRevision: z
       .number()
       .int()

@@ -267,20 +267,16 @@ export class ReleasesRepository {
     });
   }
 
-  // Among the group's endpoints that report about this revision: how many, and how many failed to apply it.
+  // Among the group's endpoints that report about this revision and were offered it (recorded in
+  // endpoint_revisions): how many, and how many failed to apply it. A report about a revision the rollout never
+  // offered the endpoint does not count.
   async applyCounts(groupId: string, revision: number): Promise<{ total: number; failed: number }> {
-    const rows = await this.prisma.endpoint.groupBy({
-      by: ['state'],
-      where: { groupId, targetRevision: revision, revokedAt: null },
-      _count: { _all: true },
-    });
-    let total = 0;
-    let failed = 0;
-    for (const r of rows) {
-      total += r._count._all;
-      if (r.state === 'failed') failed += r._count._all;
-    }
-    return { total, failed };
+    const rows = await this.prisma.$queryRaw<Array<{ total: number; failed: number }>>(Prisma.sql`
+      SELECT count(*)::int AS total, (count(*) FILTER (WHERE e.state = 'failed'))::int AS failed
+        FROM endpoints e
+        JOIN endpoint_revisions er ON er.endpoint_id = e.id AND er.group_id = e.group_id AND er.revision = e.target_revision
+       WHERE e.group_id = ${groupId}::uuid AND e.target_revision = ${revision} AND e.revoked_at IS NULL`);
+    return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
   }
 
   // The group's endpoints that applied this release's revision (not revoked, still in the group), each with its runs

@@ -2800,7 +2800,7 @@ export interface components {
                 /** @description Endpoints that applied the revision (the gate's population) */
                 appliedEndpoints: number;
                 applyFailureRate: number | null;
-                /** @description Endpoints whose last status report is about the revision */
+                /** @description Endpoints offered the revision whose last status report is about it (the apply gate's population) */
                 endpointsOnRevision: number;
                 /** @description The endpoints that applied the revision, worst failure rate first (at most 100) */
                 hookEndpoints: {
