@@ -5,6 +5,7 @@ import type { SignedBundle } from '@hookwarden/hook-core';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
 import type { EndpointRuns } from './hook-gate';
+import type { ServedRevision } from './rollout';
 
 /** A bundle the API signs: hook-core's signed bundle with its digest. */
 export type IssuedBundle = Required<Pick<SignedBundle, 'manifest' | 'signature' | 'keyId' | 'digest'>>;
@@ -302,11 +303,7 @@ export class ReleasesRepository {
 
   // Records the revisions a status report shows the endpoint was served (and applied), each with its release; a
   // revision already recorded keeps its first time, and becomes applied once a report says so.
-  async recordServed(
-    endpointId: string,
-    groupId: string,
-    served: Array<{ revision: number; releaseId: string; applied: boolean }>,
-  ): Promise<void> {
+  async recordServed(endpointId: string, groupId: string, served: ServedRevision[]): Promise<void> {
     if (served.length === 0) return;
     await this.prisma.$executeRaw(Prisma.sql`
       INSERT INTO endpoint_revisions (endpoint_id, group_id, revision, release_id, applied, applied_at)

@@ -19,7 +19,16 @@ import {
   ReleasesRepository,
 } from './releases.repository';
 import { HOOK_GATE_FORMULA, hookGate, type HookGateResult } from './hook-gate';
-import { bucketOf, DEFAULT_RINGS, type GroupBundleState, offeredTo, ringOf, type ServedBundle } from './rollout';
+import {
+  bucketOf,
+  DEFAULT_RINGS,
+  type GroupBundleState,
+  type ReportedRevisions,
+  reportedRevisions,
+  ringOf,
+  servedByReport,
+  type ServedBundle,
+} from './rollout';
 
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
 export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout', role: 'system' };
@@ -39,14 +48,6 @@ export const DEFAULT_MIN_HOOK_RUNS = 20;
 export const DEFAULT_MIN_REPORTING_ENDPOINTS = 3;
 /** Endpoints listed in the rollout view's gate figures (worst first). */
 const GATE_ENDPOINTS_SHOWN = 100;
-
-/** What a status report says about revisions (the parts the served/applied record needs). */
-export interface ReportedRevisions {
-  state: 'applied' | 'failed' | 'drifted';
-  appliedRevision: number | null;
-  appliedDigest: string | null;
-  targetRevision: number | null;
-}
 /** Delay of a gate check after an ingested batch (batches committed meanwhile are seen by the same check). */
 const GATE_CHECK_DELAY_MS = 1000;
 
@@ -277,23 +278,12 @@ export class ReleasesService {
   // offered it, and applied only with the release's digest), then runs the gate of the group's rolling release if the
   // report concerns it.
   async afterReport(endpointId: string, groupId: string, s: ReportedRevisions): Promise<void> {
-    const claims = new Map<number, boolean>();
-    if (s.targetRevision !== null) claims.set(s.targetRevision, false);
-    if (s.appliedRevision !== null) claims.set(s.appliedRevision, true); // the layer on disk (kept when failed)
-    if (claims.size > 0) {
-      const known = await this.repo.servedRevisions(endpointId, groupId);
-      const fresh = [...claims].filter(([rev, applied]) => !(known.has(rev) && (known.get(rev) || !applied)));
-      if (fresh.length > 0) {
-        const releases = await this.repo.releasesOfRevisions(
-          groupId,
-          fresh.map(([rev]) => rev),
-        );
-        const served = fresh.flatMap(([revision, applied]) => {
-          const r = releases.find((x) => x.revision === revision);
-          if (!r || !offeredTo({ ...r, rings: r.rings as number[] }, endpointId)) return [];
-          return [{ revision, releaseId: r.id, applied: applied && s.appliedDigest === r.digest }];
-        });
-        await this.repo.recordServed(endpointId, groupId, served);
+    if (s.targetRevision !== null || s.appliedRevision !== null) {
+      const claims = reportedRevisions(s, await this.repo.servedRevisions(endpointId, groupId));
+      if (claims.size > 0) {
+        const releases = await this.repo.releasesOfRevisions(groupId, [...claims.keys()]);
+        const offered = releases.map((r) => ({ ...r, rings: r.rings as number[] }));
+        await this.repo.recordServed(endpointId, groupId, servedByReport(claims, s.appliedDigest, offered, endpointId));
       }
     }
     await this.checkGateAfterReport(groupId, s.targetRevision);

@@ -2,7 +2,7 @@
 // minHookRuns runs, and fewer than minReportingEndpoints never close the gate.
 import { describe, expect, it } from 'vitest';
 import { type EndpointRuns, hookGate, type HookGateSettings } from '../../src/releases/hook-gate';
-import { offeredTo } from '../../src/releases/rollout';
+import { offeredTo, reportedRevisions, servedByReport } from '../../src/releases/rollout';
 
 const ep = (n: number, ran: number, failed: number): EndpointRuns => ({
   endpointId: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
@@ -88,5 +88,51 @@ describe('offeredTo', () => {
 
   it('a completed release was offered to the whole group', () => {
     expect(ids.every((id) => offeredTo({ ...release, status: 'completed' }, id))).toBe(true);
+  });
+});
+
+describe('what a status report proves was served', () => {
+  const digest = (n: number) => `sha256:${String(n).repeat(64)}`;
+  const completed = { id: '22222222-2222-4222-8222-222222222222', status: 'completed', rings: [100], currentRing: 0 };
+  const rolling = { id: '33333333-3333-4333-8333-333333333333', status: 'rolling', rings: [50, 100], currentRing: 0 };
+  const releases = [
+    { ...completed, revision: 1, digest: digest(1) },
+    { ...rolling, revision: 2, digest: digest(2) },
+  ];
+
+  it('names the revision a report is about (served) and the layer on disk (applied), minus what is recorded', () => {
+    const applied = { state: 'applied' as const, appliedRevision: 2, appliedDigest: digest(2), targetRevision: 2 };
+    expect([...reportedRevisions(applied, new Map())]).toEqual([[2, true]]);
+    expect([...reportedRevisions(applied, new Map([[2, false]]))]).toEqual([[2, true]]);
+    expect([...reportedRevisions(applied, new Map([[2, true]]))]).toEqual([]);
+    const failed = { state: 'failed' as const, appliedRevision: 1, appliedDigest: digest(1), targetRevision: 2 };
+    expect([...reportedRevisions(failed, new Map())]).toEqual([
+      [2, false],
+      [1, true],
+    ]);
+    expect([...reportedRevisions(failed, new Map([[2, false]]))]).toEqual([[1, true]]);
+    const none = { state: 'failed' as const, appliedRevision: null, appliedDigest: null, targetRevision: null };
+    expect(reportedRevisions(none, new Map()).size).toBe(0);
+  });
+
+  it('keeps only releases the rollout offered the endpoint, applied only with the release digest', () => {
+    const ids = Array.from({ length: 50 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const inside = ids.find((id) => offeredTo(rolling, id))!;
+    const outside = ids.find((id) => !offeredTo(rolling, id))!;
+    const claims = new Map([
+      [1, true],
+      [2, true],
+      [7, true],
+    ]);
+    expect(servedByReport(claims, digest(2), releases, inside)).toEqual([
+      { revision: 1, releaseId: completed.id, applied: false }, // the digest named is revision 2's
+      { revision: 2, releaseId: rolling.id, applied: true },
+    ]);
+    expect(servedByReport(claims, digest(2), releases, outside)).toEqual([
+      { revision: 1, releaseId: completed.id, applied: false },
+    ]);
+    expect(servedByReport(new Map([[2, false]]), null, releases, inside)).toEqual([
+      { revision: 2, releaseId: rolling.id, applied: false },
+    ]);
   });
 });
