@@ -121,6 +121,20 @@ describe('the hook_runs key includes the endpoint', () => {
     expect(other.status).toBe(404);
     const bad = await call(api.baseUrl, 'GET', `/v1/hook-runs/${id}?endpointId=nope`, { token: auditor });
     expect(bad.status).toBe(400);
+
+    // Paging one run at a time lists every record once, both of each pair sharing a time and id included.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = `/v1/hook-runs?groupId=${victim!.groupId}&limit=1${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = await call(api.baseUrl, 'GET', q, { token: auditor });
+      expect(page.status).toBe(200);
+      for (const r of page.body.items as Array<{ id: string; endpointId: string }>)
+        seen.push(`${r.endpointId}/${r.id}`);
+      cursor = page.body.nextCursor;
+    } while (cursor && seen.length < 50);
+    expect(seen).toHaveLength(11);
+    expect(new Set(seen).size).toBe(11);
   });
 
   it('stores records only under the uploading endpoint, whatever the body or query string claims', async () => {

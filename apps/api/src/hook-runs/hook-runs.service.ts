@@ -31,7 +31,9 @@ export class HookRunsService {
     const page = rows.slice(0, q.limit);
     const lastRow = page[page.length - 1];
     const nextCursor =
-      more && lastRow ? encodeCursor('hook-runs', { t: lastRow.startedAt.toISOString(), i: lastRow.id }) : null;
+      more && lastRow
+        ? encodeCursor('hook-runs', { t: lastRow.startedAt.toISOString(), i: lastRow.id, e: lastRow.endpointId })
+        : null;
     const tail = `],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
     if (page.length <= STREAM_ABOVE) return `{"items":[${serializeItems(page, 0, page.length)}${tail}`;
     return Readable.from(
