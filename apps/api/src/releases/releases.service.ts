@@ -240,9 +240,10 @@ export class ReleasesService {
     return (await this.advanceFrom(release, ROLLOUT_ACTOR, 'release.advance')) ? 'advanced' : 'skipped';
   }
 
-  // Pauses the release when a failure ratio exceeds its threshold; true when it paused.
-  private async gate(release: ReleaseRow): Promise<boolean> {
-    const reason = await this.gateReason(release);
+  // Pauses the release when a failure ratio exceeds its threshold (only the apply rule when `rules` says so); true
+  // when it paused.
+  private async gate(release: ReleaseRow, rules: 'all' | 'apply' = 'all'): Promise<boolean> {
+    const reason = await this.gateReason(release, rules);
     if (!reason) return false;
     const row = await this.repo.transition(
       release.id,
@@ -260,12 +261,12 @@ export class ReleasesService {
 
   // Why the gate closes, or null: apply failures among endpoints on the revision, then the hook failure rule over the
   // endpoints that applied it (hookGate: each endpoint's own rate, weighing once; enough reporting endpoints).
-  private async gateReason(release: ReleaseRow): Promise<string | null> {
+  private async gateReason(release: ReleaseRow, rules: 'all' | 'apply'): Promise<string | null> {
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
     if (total > 0 && failed / total > release.maxApplyFailureRate) {
       return `apply failure rate ${(failed / total).toFixed(3)} (${failed}/${total}) exceeds ${release.maxApplyFailureRate}`;
     }
-    if (release.maxHookFailureRate !== null) return (await this.hookGateOf(release)).reason;
+    if (rules === 'all' && release.maxHookFailureRate !== null) return (await this.hookGateOf(release)).reason;
     return null;
   }
 
@@ -278,23 +279,35 @@ export class ReleasesService {
   // offered it, and applied only with the release's digest), then runs the gate of the group's rolling release if the
   // report concerns it.
   async afterReport(endpointId: string, groupId: string, s: ReportedRevisions): Promise<void> {
+    let applied: number[] = [];
     if (s.targetRevision !== null || s.appliedRevision !== null) {
       const claims = reportedRevisions(s, await this.repo.servedRevisions(endpointId, groupId));
       if (claims.size > 0) {
         const releases = await this.repo.releasesOfRevisions(groupId, [...claims.keys()]);
         const offered = releases.map((r) => ({ ...r, rings: r.rings as number[] }));
-        await this.repo.recordServed(endpointId, groupId, servedByReport(claims, s.appliedDigest, offered, endpointId));
+        const served = servedByReport(claims, s.appliedDigest, offered, endpointId);
+        await this.repo.recordServed(endpointId, groupId, served);
+        applied = served.filter((x) => x.applied).map((x) => x.revision);
       }
     }
-    await this.checkGateAfterReport(groupId, s.targetRevision);
+    await this.checkGateAfterReport(groupId, s.targetRevision, applied);
   }
 
-  // Runs the gate of the group's rolling release when a status report is about its revision.
-  private async checkGateAfterReport(groupId: string, revision: number | null): Promise<void> {
+  // After a status report: the apply rule of the group's rolling release when the report is about its revision (at
+  // once), and the hook rule when the endpoint newly applied it (a queued check, at most one per group and second: it
+  // reads every endpoint's runs, so a fleet reporting at once does not run it per report).
+  private async checkGateAfterReport(groupId: string, revision: number | null, applied: number[]): Promise<void> {
     const rolling = await this.repo.rollingForGroup(groupId);
-    if (!rolling || rolling.revision !== revision) return;
+    if (!rolling) return;
+    if (rolling.maxHookFailureRate !== null && applied.includes(rolling.revision)) {
+      // Not awaited: without Redis it waits for the connection, and the report must not (the ring advance gates too).
+      void this.scheduleGateCheck(groupId).catch((err: unknown) =>
+        this.logger.warn(`could not queue the gate check of group ${groupId}: ${(err as Error).message}`),
+      );
+    }
+    if (rolling.revision !== revision) return;
     const row = await this.repo.get(rolling.id);
-    if (row) await this.gate(row);
+    if (row) await this.gate(row, 'apply');
   }
 
   // The worker's job after hook runs of the group were ingested: runs the gate of its rolling release, if that
