@@ -13,6 +13,7 @@ import {
   COLUMN_NAMES,
   type ColumnName,
   HOOK_RUN_COLUMNS,
+  HOOK_RUN_KEY,
   type RecordColumnName,
   sqlName,
 } from '../database/hook-run-columns';
@@ -65,7 +66,7 @@ const JSONB = new Set(COLUMN_NAMES.filter((k) => HOOK_RUN_COLUMNS[k].pg === 'jso
 const INSERT_SQL = `INSERT INTO hook_runs (${COLUMNS.map(([n]) => n).join(', ')})
   SELECT ${COLUMNS.map(([n]) => (JSONB.has(n) ? `u.${n}::jsonb` : `u.${n}`)).join(', ')}
   FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
-  ON CONFLICT (id, endpoint_id, started_at) DO NOTHING
+  ON CONFLICT (${HOOK_RUN_KEY.map(sqlName).join(', ')}) DO NOTHING
   RETURNING id`;
 
 // COPY of a batch straight into hook_runs (PostgreSQL inserts its rows in bulk, about half the work of INSERT … SELECT
