@@ -94,6 +94,7 @@ export * from './trust'; // explicit list in trust/index.ts
 // --- Contract shared by the API and the agent: bundle manifest and content rules, key list, assignment, wire types ---
 export * from './bundle'; // explicit list in bundle/index.ts
 export * from './wire'; // explicit list in wire/index.ts
+export * from './identity'; // explicit list in identity/index.ts
 
 // --- Hook inventory and release impact preview ---
 export * from './inventory'; // explicit list in inventory/index.ts
