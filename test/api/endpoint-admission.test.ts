@@ -183,6 +183,32 @@ describe('pending duplicates', () => {
     expect((await admin('POST', `/v1/endpoints/${p2.id}/reject`)).status).toBe(200);
   });
 
+  it('decides concurrent approvals of one machine id one after the other: one approved, the rest 409', async () => {
+    const g = await groupWithSecret();
+    const a = await enrolled(g.secret);
+    const pending = await Promise.all(Array.from({ length: 4 }, () => insertPendingDuplicate(api.db.url, a.id)));
+    const results = await Promise.all(pending.map((p) => admin('POST', `/v1/endpoints/${p.id}/approve`)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    const winner = pending[results.findIndex((r) => r.status === 200)]!;
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.message).toContain(winner.id);
+    const admitted = await query(
+      api.db.url,
+      `SELECT id::text FROM endpoints WHERE machine_id = (SELECT machine_id FROM endpoints WHERE id = $1)
+          AND admission = 'active' AND revoked_at IS NULL`,
+      [a.id],
+    );
+    expect(admitted.map((r) => r.id)).toEqual([winner.id]);
+    expect(
+      (
+        await query(
+          api.db.url,
+          `SELECT count(*)::int AS n FROM audit_log WHERE action = 'endpoint.retire' AND target_id = $1`,
+          [a.id],
+        )
+      )[0].n,
+    ).toBe(1);
+  });
+
   it('counts only admitted endpoints in a rollout and the metrics', async () => {
     const g = await groupWithSecret();
     const a = await enrolled(g.secret);
