@@ -119,6 +119,8 @@ export default function Endpoint({ params }: { params: Record<string, string> })
             <dd>{e.platform}</dd>
             <dt>Agent version</dt>
             <dd>{e.agentVersion}</dd>
+            <dt>Contract</dt>
+            <dd>{e.contractVersion ?? '1 (not reported: an agent from before contract reporting)'}</dd>
             <dt>Machine id</dt>
             <dd>
               <Short value={e.machineId} n={24} />
