@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_VERSION } from '@hookwarden/hook-core';
 import { AGENT_VERSION } from '../../apps/agent-sync/src/version';
 import { runAgent } from '../support/agent';
+import { runCli } from '../support/cli';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
@@ -96,6 +97,16 @@ describe('agent and contract versions', () => {
         reason: expect.stringMatching(/agent 0\.0\.9 reports no contract version .*needs contract 2/),
       },
     ]);
+    // The CLI's preview names it too.
+    const cli = await runCli(
+      ['--config', path.join(tmp, 'cli.toml'), 'releases', 'preview', groupId, '--version-id', v2.versionId],
+      {
+        HOOKWARDEN_URL: api.baseUrl,
+        HOOKWARDEN_TOKEN: api.adminToken,
+      },
+    );
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('agents older than this version needs (contract 2): 1 endpoint(s): old-laptop');
   });
 
   it('a version without managed hooks needs contract 1: nobody is named; an agent reporting an older contract is', async () => {
