@@ -28,7 +28,7 @@ export const endpointViewSchema = z.object({
     .int()
     .nullable()
     .describe(
-      'The policy/bundle contract its agent last reported (null: an agent from before contract reporting, contract 1)',
+      'The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1)',
     ),
   state: z.string().describe('pending | applied | failed | drifted | revoked'),
   enrolledAt: z.iso.datetime(),

@@ -129,7 +129,9 @@ export const releasePreviewSchema = z.object({
               .number()
               .int()
               .nullable()
-              .describe('What its agent reported (null: an agent from before contract reporting, contract 1)'),
+              .describe(
+                'What its agent reported (null: an agent from before contract reporting, or no status yet; counted as contract 1)',
+              ),
             reason: z.string(),
           }),
         )

@@ -1900,7 +1900,7 @@ export interface components {
                 appliedRevision: number | null;
                 /** @description +1 on every move between groups (the epoch of its signed assignment) */
                 assignmentEpoch: number;
-                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, contract 1) */
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
                 contractVersion: number | null;
                 /**
                  * Format: date-time
@@ -1954,7 +1954,7 @@ export interface components {
             appliedRevision: number | null;
             /** @description +1 on every move between groups (the epoch of its signed assignment) */
             assignmentEpoch: number;
-            /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, contract 1) */
+            /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
             contractVersion: number | null;
             /**
              * Format: date-time
@@ -2688,7 +2688,7 @@ export interface components {
                 /** @description Endpoints whose agent understands an older contract than the version needs */
                 outdated: {
                     agentVersion: string | null;
-                    /** @description What its agent reported (null: an agent from before contract reporting, contract 1) */
+                    /** @description What its agent reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
                     contractVersion: number | null;
                     endpointId: string;
                     hostname: string;

@@ -120,7 +120,7 @@ export default function Endpoint({ params }: { params: Record<string, string> })
             <dt>Agent version</dt>
             <dd>{e.agentVersion}</dd>
             <dt>Contract</dt>
-            <dd>{e.contractVersion ?? '1 (not reported: an agent from before contract reporting)'}</dd>
+            <dd>{e.contractVersion ?? 'not reported (counted as 1)'}</dd>
             <dt>Machine id</dt>
             <dd>
               <Short value={e.machineId} n={24} />

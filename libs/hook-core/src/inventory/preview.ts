@@ -136,7 +136,7 @@ export function outdatedAgents(
       contractVersion: reported,
       reason:
         reported === null
-          ? `agent ${e.agentVersion ?? '(unknown version)'} reports no contract version (an agent from before contract reporting: contract 1); this version needs contract ${need.contract}`
+          ? `agent ${e.agentVersion ?? '(unknown version)'} reports no contract version (an agent from before contract reporting, or one that has not reported status yet: counted as contract 1); this version needs contract ${need.contract}`
           : `agent ${e.agentVersion ?? '(unknown version)'} understands contract ${reported}; this version needs contract ${need.contract}`,
     });
   }
