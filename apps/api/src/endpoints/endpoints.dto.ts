@@ -38,6 +38,13 @@ export const endpointViewSchema = z.object({
   platform: z.string(),
   machineId: z.string(),
   agentVersion: z.string(),
+  contractVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1)',
+    ),
   state: z.string().describe('pending | applied | failed | drifted | revoked'),
   enrolledAt: z.iso.datetime(),
   lastSeenAt: z.iso.datetime().nullable().describe('Last check-in (status report)'),

@@ -66,6 +66,7 @@ export class EndpointsService {
       platform: row.platform,
       machineId: row.machineId,
       agentVersion: row.agentVersion,
+      contractVersion: row.contractVersion,
       state: row.revokedAt ? 'revoked' : row.state,
       enrolledAt: row.enrolledAt.toISOString(),
       lastSeenAt: row.lastSeenAt?.toISOString() ?? null,

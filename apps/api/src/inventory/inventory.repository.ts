@@ -234,18 +234,26 @@ export class InventoryRepository {
     return this.prisma.endpointInventory.findUnique({ where: { endpointId } });
   }
 
-  // The group's live endpoints with their latest inventories (for the preview).
-  async groupEndpoints(
-    groupId: string,
-  ): Promise<Array<{ id: string; hostname: string; inventory: { doc: unknown; receivedAt: Date } | null }>> {
+  // The group's live endpoints with their agent, contract and latest inventory (for the preview).
+  async groupEndpoints(groupId: string): Promise<
+    Array<{
+      id: string;
+      hostname: string;
+      agentVersion: string;
+      contractVersion: number | null;
+      inventory: { doc: unknown; receivedAt: Date } | null;
+    }>
+  > {
     // One join on the write pool (the preview and the release's acknowledgement check must see the same rows).
     const { rows } = await this.pools.write.query<{
       id: string;
       hostname: string;
+      agent_version: string;
+      contract_version: number | null;
       doc: unknown;
       received_at: Date | null;
     }>(
-      `SELECT e.id, e.hostname, i.doc, i.received_at
+      `SELECT e.id, e.hostname, e.agent_version, e.contract_version, i.doc, i.received_at
          FROM endpoints e LEFT JOIN endpoint_inventories i ON i.endpoint_id = e.id
         WHERE e.group_id = $1 AND e.revoked_at IS NULL AND e.admission = 'active'
         ORDER BY e.id`,
@@ -254,6 +262,8 @@ export class InventoryRepository {
     return rows.map((r) => ({
       id: r.id,
       hostname: r.hostname,
+      agentVersion: r.agent_version,
+      contractVersion: r.contract_version,
       inventory: r.received_at ? { doc: r.doc, receivedAt: r.received_at } : null,
     }));
   }

@@ -617,7 +617,7 @@ export interface paths {
         };
         /**
          * Preview the impact of releasing a version
-         * @description From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns.
+         * @description From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns; and the endpoints whose agent understands an older policy/bundle contract than the version needs.
          */
         get: operations["InventoryController_preview"];
         put?: never;
@@ -1941,6 +1941,8 @@ export interface components {
                 appliedRevision: number | null;
                 /** @description +1 on every move between groups (the epoch of its signed assignment) */
                 assignmentEpoch: number;
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                contractVersion: number | null;
                 /** @description The endpoint `duplicateOf` names, when it still exists */
                 duplicate: {
                     /** @enum {string} */
@@ -2033,6 +2035,8 @@ export interface components {
                 appliedRevision: number | null;
                 /** @description +1 on every move between groups (the epoch of its signed assignment) */
                 assignmentEpoch: number;
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                contractVersion: number | null;
                 /** @description The endpoint `duplicateOf` names, when it still exists */
                 duplicate: {
                     /** @enum {string} */
@@ -2151,6 +2155,8 @@ export interface components {
                 appliedRevision: number | null;
                 /** @description +1 on every move between groups (the epoch of its signed assignment) */
                 assignmentEpoch: number;
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                contractVersion: number | null;
                 /** @description The endpoint `duplicateOf` names, when it still exists */
                 duplicate: {
                     /** @enum {string} */
@@ -2244,6 +2250,8 @@ export interface components {
             appliedRevision: number | null;
             /** @description +1 on every move between groups (the epoch of its signed assignment) */
             assignmentEpoch: number;
+            /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+            contractVersion: number | null;
             /** @description The endpoint `duplicateOf` names, when it still exists */
             duplicate: {
                 /** @enum {string} */
@@ -3007,6 +3015,22 @@ export interface components {
             }[];
         };
         ReleasePreviewDto: {
+            /** @description Version skew (not part of the digest) */
+            agents: {
+                /** @description Endpoints whose agent understands an older contract than the version needs */
+                outdated: {
+                    agentVersion: string | null;
+                    /** @description What its agent reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                    contractVersion: number | null;
+                    endpointId: string;
+                    hostname: string;
+                    reason: string;
+                }[];
+                /** @description Why it needs that contract (one line per contract above 1) */
+                reasons: string[];
+                /** @description The minimum policy/bundle contract the version needs */
+                requiredContract: number;
+            };
             /** @description Name this digest to acknowledge the preview when starting the release */
             digest: string;
             endpoints: {
@@ -3393,6 +3417,8 @@ export interface components {
             appliedDigest: string | null;
             /** @description Revision of the layer on disk (null: none yet) */
             appliedRevision: number | null;
+            /** @description The policy/bundle contract the agent's engine understands (hook-core CONTRACT_VERSION) */
+            contractVersion?: number;
             /**
              * @default {
              *       "uploadsPending": 0,

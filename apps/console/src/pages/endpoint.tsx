@@ -144,6 +144,8 @@ export default function Endpoint({ params }: { params: Record<string, string> })
             <dd>{e.platform}</dd>
             <dt>Agent version</dt>
             <dd>{e.agentVersion}</dd>
+            <dt>Contract</dt>
+            <dd>{e.contractVersion ?? 'not reported (counted as 1)'}</dd>
             <dt>Machine id</dt>
             <dd>
               <Short value={e.machineId} n={24} />
