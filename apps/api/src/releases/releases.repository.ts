@@ -268,22 +268,23 @@ export class ReleasesRepository {
     });
   }
 
-  // Among the group's endpoints that report about this revision and were offered it (recorded in
+  // Among the group's admitted endpoints that report about this revision and were offered it (recorded in
   // endpoint_revisions): how many, and how many failed to apply it. A report about a revision the rollout never
-  // offered the endpoint does not count.
+  // offered the endpoint does not count, nor do pending duplicates, rejected and retired endpoints (not the fleet).
   async applyCounts(groupId: string, revision: number): Promise<{ total: number; failed: number }> {
     const rows = await this.prisma.$queryRaw<Array<{ total: number; failed: number }>>(Prisma.sql`
       SELECT count(*)::int AS total, (count(*) FILTER (WHERE e.state = 'failed'))::int AS failed
         FROM endpoints e
         JOIN endpoint_revisions er ON er.endpoint_id = e.id AND er.group_id = e.group_id AND er.revision = e.target_revision
-       WHERE e.group_id = ${groupId}::uuid AND e.target_revision = ${revision} AND e.revoked_at IS NULL`);
+       WHERE e.group_id = ${groupId}::uuid AND e.target_revision = ${revision} AND e.revoked_at IS NULL
+         AND e.admission = 'active'`);
     return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
   }
 
-  // The group's endpoints that applied this release's revision (not revoked, still in the group), each with its runs
-  // under the revision from a little before the release (endpoint clock skew): how many ran (skipped excluded) and
-  // how many of those failed or timed out. Summed from the per-endpoint rollup, which keeps only runs of revisions
-  // the endpoint was served.
+  // The group's admitted endpoints that applied this release's revision (not revoked, still in the group), each
+  // with its runs under the revision from a little before the release (endpoint clock skew): how many ran (skipped
+  // excluded) and how many of those failed or timed out. Summed from the per-endpoint rollup, which keeps only runs
+  // of revisions the endpoint was served.
   async hookGateEndpoints(release: Pick<Release, 'groupId' | 'revision' | 'createdAt'>): Promise<EndpointRuns[]> {
     const since = new Date(release.createdAt.getTime() - HOOK_GATE_CLOCK_SLACK_MS);
     const rows = await this.prisma.$queryRaw<
@@ -293,6 +294,7 @@ export class ReleasesRepository {
              coalesce(sum(c.ran), 0)::int8::float8 AS ran, coalesce(sum(c.failed), 0)::int8::float8 AS failed
         FROM endpoint_revisions er
         JOIN endpoints e ON e.id = er.endpoint_id AND e.group_id = er.group_id AND e.revoked_at IS NULL
+         AND e.admission = 'active'
         LEFT JOIN hook_run_endpoint_counts c
           ON c.endpoint_id = er.endpoint_id AND c.group_id = er.group_id AND c.policy_revision = er.revision
          AND c.hour >= date_bin('1 hour', ${since.toISOString()}::timestamptz, TIMESTAMPTZ '2000-01-01 00:00:00+00')
@@ -340,10 +342,10 @@ export class ReleasesRepository {
     return Number(rows[0]?.total ?? 0);
   }
 
-  // The group's endpoints with what the rollout view needs.
+  // The group's admitted (active, not revoked) endpoints with what the rollout view needs.
   async endpointsOfGroup(groupId: string) {
     return this.prisma.endpoint.findMany({
-      where: { groupId, revokedAt: null },
+      where: { groupId, revokedAt: null, admission: 'active' },
       select: { id: true, state: true, appliedRevision: true, targetRevision: true },
     });
   }

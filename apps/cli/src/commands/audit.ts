@@ -254,7 +254,10 @@ export function registerAuditCommands(program: Command): void {
     )
       .option('--endpoint <id>', 'endpoint id')
       .option('--group <group>', 'group (id or name)')
-      .option('--kind <kind>', 'missing_range | broken_link | dropped | quarantined | unserved_revision')
+      .option(
+        '--kind <kind>',
+        'missing_range | broken_link | dropped | quarantined | unserved_revision | duplicate_machine_id',
+      )
       .option('--include-resolved', 'also resolved findings')
       .action(
         async (
