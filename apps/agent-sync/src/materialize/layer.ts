@@ -50,16 +50,21 @@ export interface DiskFile {
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 // Where the managed requirements live for the platform (hook-core reads them there), under `root`.
-export function requirementsPathFor(root: string, platform: NodeJS.Platform = process.platform): string {
+// `root` '/' is the system root on every platform: on Windows that is %ProgramData% with its own drive.
+export function requirementsPathFor(
+  root: string,
+  platform: NodeJS.Platform = process.platform,
+  env: Record<string, string | undefined> = process.env,
+): string {
   if (platform === 'win32') {
-    const programData = process.env.ProgramData ?? 'C:\\ProgramData';
-    return path.join(
-      root === '/' ? programData : path.join(root, programData.replace(/^[A-Za-z]:/, '')),
+    const programData = env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData';
+    return path.win32.join(
+      root === '/' ? programData : path.win32.join(root, programData.replace(/^[A-Za-z]:/, '')),
       'ZeroTwo',
       'requirements.toml',
     );
   }
-  return path.join(root, 'etc', 'zerotwo', 'requirements.toml');
+  return path.posix.join(root, 'etc', 'zerotwo', 'requirements.toml');
 }
 
 export class Layer {
@@ -70,15 +75,17 @@ export class Layer {
   private readonly stateDir: string | null;
 
   constructor(opts: LayerOptions) {
-    this.root = path.resolve(opts.root);
+    // '/' is the system root (no prefix) on every platform: resolving it on Windows would pick the current drive.
+    this.root = opts.root === '/' ? '/' : path.resolve(opts.root);
     this.stateDir = opts.stateDir ? path.resolve(opts.stateDir) : null;
     this.requirementsPath = requirementsPathFor(this.root, opts.platform);
     this.layerDir = path.join(path.dirname(this.requirementsPath), LAYER_DIR);
     this.stepDelayMs = opts.stepDelayMs ?? 0;
   }
 
-  // A policy path under the root.
+  // A policy path under the root (as written, drive included, when there is no prefix).
   rooted(p: string): string {
+    if (this.root === '/') return path.resolve(p);
     return path.join(this.root, p.replace(/^[A-Za-z]:/, ''));
   }
 

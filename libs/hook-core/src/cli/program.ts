@@ -4,6 +4,7 @@ import { isHookEvent } from '../config/events';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../config/json-located';
 import { dispatch } from '../engine/dispatch';
 import { explain } from '../engine/explain';
+import { commandFor } from '../run/shell';
 import { SpoolSink } from '../record/spool';
 import type { Discovery, HookEvent } from '../types';
 import { HOOK_CORE_VERSION } from '../version';
@@ -19,14 +20,14 @@ function eventArg(name: string): HookEvent {
   return name;
 }
 
-/** Human listing of a discovery (the spec's /hooks view). */
-export function renderList(d: Discovery): string {
+/** Human listing of a discovery (the spec's /hooks view); each hook shows the command it runs on `platform`. */
+export function renderList(d: Discovery, platform: NodeJS.Platform = process.platform): string {
   const lines: string[] = [`hooks: ${d.hooksEnabled ? 'on' : 'off'} (${d.featureReason})`];
   for (const h of d.hooks) {
     const status = h.unsupported ? `${h.trust}, unsupported` : h.trust;
     lines.push(
       `${status.padEnd(10)} ${h.event.padEnd(17)} ${JSON.stringify(h.matcher ?? null).padEnd(16)} ${h.layer.padEnd(8)} ${h.key}`,
-      `           ${h.hash}  ${h.handler.command ?? `(${h.handler.type})`}${h.unsupported ? `  [${h.unsupported}]` : ''}`,
+      `           ${h.hash}  ${commandFor(h, platform) || `(${h.handler.type})`}${h.unsupported ? `  [${h.unsupported}]` : ''}`,
     );
   }
   if (d.hooks.length === 0) lines.push('(no hooks)');

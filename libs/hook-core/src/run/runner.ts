@@ -92,10 +92,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boole
     // Rare path (timeouts only): an extra process is acceptable here.
     if (signal === 'SIGKILL') return;
     try {
-      nodeSpawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
-        'error',
-        () => child.kill(),
-      );
+      // taskkill /T /F ends the shell and every process it started; if it cannot, at least the shell goes.
+      nodeSpawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true })
+        .on('error', () => child.kill())
+        .on('exit', (code) => {
+          if (code !== 0 && child.exitCode === null) child.kill();
+        });
     } catch {
       child.kill();
     }
@@ -110,6 +112,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boole
       // already gone
     }
   }
+}
+
+/** Output of a Windows hook as the parser expects it: no UTF-8 byte-order mark, LF line ends (CRLF from cmd.exe). */
+export function windowsText(text: string, isWindows: boolean): string {
+  if (!isWindows) return text;
+  return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n/g, '\n');
 }
 
 /** Longest delay Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
@@ -155,8 +163,8 @@ export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promis
         exitCode,
         signal,
         timedOut,
-        stdout: out.text(),
-        stderr: err.text(),
+        stdout: windowsText(out.text(), isWindows),
+        stderr: windowsText(err.text(), isWindows),
         stdoutTruncated: out.truncated,
         stderrTruncated: err.truncated,
         ...(spawnError !== undefined ? { spawnError } : {}),
