@@ -8,7 +8,9 @@ import { commandFor } from '../run/shell';
 import { SpoolSink } from '../record/spool';
 import type { Discovery, HookEvent } from '../types';
 import { HOOK_CORE_VERSION } from '../version';
-import { capturePolicy, discoverFor, withLocations, type CliOptions } from './options';
+import { capturePolicy, discoverFor, discoverOptions, withLocations, type CliOptions } from './options';
+import { managedRequirementsPath } from '../config/discover';
+import { holdManagedLayer } from '../config/layer-gate';
 import { registerManagementCommands } from './manage';
 import { CliError, EXIT, processIo, type CliIo, type CliState } from './common';
 
@@ -114,22 +116,28 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
       const raw = input as Record<string, unknown>;
       if (opts.cwd !== undefined && raw.cwd === undefined) raw.cwd = opts.cwd;
       const cwd = typeof raw.cwd === 'string' ? raw.cwd : process.cwd();
-      const discovery = discoverFor(opts, cwd);
-      const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
-      const policy = { revision, digest: discovery.managed?.digest ?? null };
-      const result = await dispatch(event, raw, {
-        discovery,
-        bypassTrust: opts.dangerouslyBypassHookTrust,
-        tempDir: opts.tempDir,
-        sink: opts.spool ? new SpoolSink(opts.spool, { policy }) : undefined,
-        capture: capturePolicy(opts),
-        policy,
-        runner: { loginShell: opts.loginShell },
-      });
-      for (const w of result.warnings)
-        if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))
-          io.err(`zerotwo-hooks: warning: ${w}\n`);
-      io.out(JSON.stringify(result) + '\n');
+      // Hold the managed layer (where the agent switches it in place) from before its check until the hooks are done.
+      const hold = holdManagedLayer(managedRequirementsPath(discoverOptions(opts, cwd)));
+      try {
+        const discovery = discoverFor(opts, cwd);
+        const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
+        const policy = { revision, digest: discovery.managed?.digest ?? null };
+        const result = await dispatch(event, raw, {
+          discovery,
+          bypassTrust: opts.dangerouslyBypassHookTrust,
+          tempDir: opts.tempDir,
+          sink: opts.spool ? new SpoolSink(opts.spool, { policy }) : undefined,
+          capture: capturePolicy(opts),
+          policy,
+          runner: { loginShell: opts.loginShell },
+        });
+        for (const w of result.warnings)
+          if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))
+            io.err(`zerotwo-hooks: warning: ${w}\n`);
+        io.out(JSON.stringify(result) + '\n');
+      } finally {
+        hold.release();
+      }
     });
 
   registerManagementCommands(program, io, state);
