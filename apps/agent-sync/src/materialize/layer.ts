@@ -540,6 +540,7 @@ export class Layer {
 
   // Writes a verified bundle as a new version and switches to it atomically (links) or behind the gate (copy).
   async apply(bundle: VerifiedBundle): Promise<void> {
+    this.checkManagedDir(bundle, bundle.managedDir ? this.rooted(bundle.managedDir) : null); // before any write
     await fs.mkdir(this.layerDir, { recursive: true, mode: 0o755 });
     if ((await this.strategy()) === 'copy') return this.applyInPlace(bundle);
     await this.dropGate();
