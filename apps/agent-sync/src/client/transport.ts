@@ -3,11 +3,11 @@
 // `connect UNKNOWN`; here keep-alive is switched on after 'connect'. Bounded: a small socket pool, response headers
 // within Node's header size limit, at most 5 redirects, an AbortSignal that ends the request and the body stream.
 // The answer is a WHATWG Response whose body streams (and is decoded) as it arrives, like fetch's.
-import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
+import type * as httpNs from 'node:http';
+import type * as httpsNs from 'node:https';
+import type * as netNs from 'node:net';
 import { Readable } from 'node:stream';
-import tls from 'node:tls';
+import type * as tlsNs from 'node:tls';
 import zlib from 'node:zlib';
 
 /** How long an idle pooled connection is kept before it is closed. */
@@ -20,7 +20,7 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 // Switches TCP keep-alive on once the socket is connected (never before: see the header).
-function keepAliveAfterConnect(socket: net.Socket, event: 'connect' | 'secureConnect'): net.Socket {
+function keepAliveAfterConnect(socket: netNs.Socket, event: 'connect' | 'secureConnect'): netNs.Socket {
   socket.once(event, () => {
     try {
       socket.setKeepAlive(true, 15_000);
@@ -31,28 +31,45 @@ function keepAliveAfterConnect(socket: net.Socket, event: 'connect' | 'secureCon
   return socket;
 }
 
-// An http.Agent whose sockets get keep-alive only after they connect.
-class PlainAgent extends http.Agent {
-  // Opens the TCP connection without the keepAlive option (Node passes it through to net.connect otherwise).
-  override createConnection(options: net.NetConnectOpts): net.Socket {
-    return keepAliveAfterConnect(net.connect({ ...options, keepAlive: false }), 'connect');
-  }
+/** The networking modules and connection pools, loaded on first use. */
+interface Net {
+  http: typeof httpNs;
+  https: typeof httpsNs;
+  plainAgent: httpNs.Agent;
+  tlsAgent: httpsNs.Agent;
 }
+let loaded: Net | null = null;
 
-// The TLS twin of PlainAgent.
-class TlsAgent extends https.Agent {
-  // Opens the TLS connection without the keepAlive option.
-  override createConnection(options: tls.ConnectionOptions): net.Socket {
-    return keepAliveAfterConnect(
-      tls.connect({ ...options, keepAlive: false } as tls.ConnectionOptions),
-      'secureConnect',
-    );
+// Loads node:http/https on first use, not at import: the CLI's V8 startup snapshot cannot hold node:http.
+function net(): Net {
+  if (loaded) return loaded;
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const http = require('node:http') as typeof httpNs;
+  const https = require('node:https') as typeof httpsNs;
+  const netMod = require('node:net') as typeof netNs;
+  const tls = require('node:tls') as typeof tlsNs;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  // An http.Agent whose sockets get keep-alive only after they connect.
+  class PlainAgent extends http.Agent {
+    // Opens the TCP connection without the keepAlive option (Node passes it through to net.connect otherwise).
+    override createConnection(options: netNs.NetConnectOpts): netNs.Socket {
+      return keepAliveAfterConnect(netMod.connect({ ...options, keepAlive: false }), 'connect');
+    }
   }
+  // The TLS twin of PlainAgent.
+  class TlsAgent extends https.Agent {
+    // Opens the TLS connection without the keepAlive option.
+    override createConnection(options: tlsNs.ConnectionOptions): netNs.Socket {
+      return keepAliveAfterConnect(
+        tls.connect({ ...options, keepAlive: false } as tlsNs.ConnectionOptions),
+        'secureConnect',
+      );
+    }
+  }
+  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: 2, timeout: IDLE_SOCKET_MS };
+  loaded = { http, https, plainAgent: new PlainAgent(agentOptions), tlsAgent: new TlsAgent(agentOptions) };
+  return loaded;
 }
-
-const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: 2, timeout: IDLE_SOCKET_MS };
-const plainAgent = new PlainAgent(agentOptions);
-const tlsAgent = new TlsAgent(agentOptions);
 
 // The request body as bytes (the agent sends strings and byte arrays only).
 function bodyBytes(body: RequestInit['body']): Buffer | undefined {
@@ -64,7 +81,7 @@ function bodyBytes(body: RequestInit['body']): Buffer | undefined {
 }
 
 // The decoded body stream of a response (gzip, deflate and br, as fetch decodes them).
-function decoded(res: http.IncomingMessage): Readable {
+function decoded(res: httpNs.IncomingMessage): Readable {
   const enc = String(res.headers['content-encoding'] ?? '')
     .trim()
     .toLowerCase();
@@ -84,7 +101,7 @@ function decoded(res: http.IncomingMessage): Readable {
 }
 
 // The WHATWG headers of a Node response.
-function headersOf(res: http.IncomingMessage): Headers {
+function headersOf(res: httpNs.IncomingMessage): Headers {
   const h = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     try {
@@ -109,8 +126,9 @@ function fetchFailed(cause: unknown): TypeError {
 
 // One request/response exchange (no redirects).
 function exchange(url: URL, method: string, headers: Headers, body: Buffer | undefined, signal?: AbortSignal) {
-  return new Promise<http.IncomingMessage>((resolve, reject) => {
+  return new Promise<httpNs.IncomingMessage>((resolve, reject) => {
     const isTls = url.protocol === 'https:';
+    const { http, https, plainAgent, tlsAgent } = net();
     const outgoing: Record<string, string> = {};
     headers.forEach((v, k) => (outgoing[k] = v));
     outgoing['accept-encoding'] ??= 'gzip, deflate, br';
