@@ -126,6 +126,40 @@ describeWine('the agent on Windows (Wine)', () => {
     expect((await dispatch()).outcome).toMatchObject({ decision: 'deny', reason: 'v1 script-v1' });
   }, 240_000);
 
+  it('a managed file held open by a running program is replaced once it is closed (retried, never half-written)', async () => {
+    const holder = path.join(tmp, 'holder.js');
+    const ready = path.join(tmp, 'holder.ready');
+    const done = path.join(tmp, 'holder.release');
+    await fs.writeFile(
+      holder,
+      `const fs = require('fs');\nconst fd = fs.openSync(process.argv[2], 'r');\nfs.writeFileSync(process.argv[3], 'open');\n` +
+        `const t = setInterval(() => { if (fs.existsSync(process.argv[4])) { fs.closeSync(fd); clearInterval(t); } }, 50);\n`,
+    );
+    const h = await spawnWine(await nodeExe(), [winPath(holder), winPath(hookFile()), winPath(ready), winPath(done)], {
+      timeoutMs: 120_000,
+    });
+    await waitFor(async () => (await fs.stat(ready).catch(() => null)) !== null, 60_000, 'the holder to open the file');
+    await release('vu');
+    const agent = await spawnWine(await nodeExe(), [winPath(AGENT), 'run', '--once', ...agentArgs()], {
+      timeoutMs: 120_000,
+    });
+    const dir = path.dirname(hookFile());
+    // The agent's replacement waits beside the open file (Windows refuses to rename over it) ...
+    await waitFor(
+      async () => (await fs.readdir(dir)).some((e) => e.startsWith('.deny.cmd.')) || agent.child.exitCode !== null,
+      60_000,
+      'the replacement to be staged beside the open file',
+    );
+    expect(await fs.readFile(hookFile(), 'utf8')).toBe(denyCmd('v1')[0]!.content);
+    await fs.writeFile(done, 'close');
+    await h.exited;
+    // ... and lands whole once the file is closed.
+    expect(await agent.exited, agent.stderr()).toBe(0);
+    expect(await fs.readFile(hookFile(), 'utf8')).toBe(denyCmd('vu')[0]!.content);
+    expect((await fs.readdir(dir)).filter((e) => e.endsWith('.tmp'))).toEqual([]);
+    expect((await dispatch()).outcome).toMatchObject({ decision: 'deny', reason: 'vu script-vu' });
+  }, 240_000);
+
   it(`${KILLED_SWITCHES} switches with the agent killed at random points: the engine never runs a mixed layer`, async () => {
     let killed = 0;
     let last = 'v1';
@@ -149,7 +183,7 @@ describeWine('the agent on Windows (Wine)', () => {
       await p.exited;
       const r = await dispatch();
       // Either the engine refused the managed layer (a switch was interrupted) or it ran one complete version.
-      if (r.outcome.decision !== undefined) expect(r.outcome.reason).toMatch(/^(v\d+) script-\1$/);
+      if (r.outcome.decision !== undefined) expect(r.outcome.reason).toMatch(/^(v\w+) script-\1$/);
       else expect(r.runs).toEqual([]);
     }
     expect(killed).toBeGreaterThan(0);
