@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { discoverHooks, holdManagedLayer, managedLayerProblem } from '@hookwarden/hook-core';
-import { runAgent, spawnAgent, visibleLayer, waitFor } from '../support/agent';
+import { runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
 import {
   FakeBundleServer,
   type FakeFile,
@@ -112,6 +112,27 @@ describe('in-place layer switch (no links)', () => {
     }
     expect(await p.exited).toBe(0);
     expect(await engineView()).toEqual(expected('B', B));
+  });
+
+  it('postpones a switch while hooks keep running past the wait, and applies the same bundle once they are done', async () => {
+    server.bundle = signManifest(key, manifestObject(1, toml('A'), A));
+    expect((await once()).code).toBe(0);
+    const hold = holdManagedLayer(req());
+    server.bundle = signManifest(key, manifestObject(2, toml('B'), B));
+    const p = spawnAgent(['run', '--state-dir', stateDir, '--root', root, '--poll-wait', '1', '--max-backoff', '300'], {
+      ...COPY,
+      HOOKWARDEN_AGENT_TEST_READER_WAIT_MS: '200',
+    });
+    try {
+      await waitFor(() => p.stderr().includes('layer switch postponed'), 15_000, 'a postponed switch');
+      await waitFor(async () => (await gate()).state === 'stable', 5000, 'the old version back in force');
+      expect(await engineView()).toEqual(expected('A', A));
+    } finally {
+      hold.release();
+    }
+    // Not pinned as a refused bundle: the next round applies it.
+    await waitFor(async () => canonical((await engineView()) ?? {}) === canonical(expected('B', B)), 15_000, 'B');
+    await stopAgent(p);
   });
 
   it('after SIGKILL at random points during 50 applies the engine sees one complete version or refuses', async () => {

@@ -33,6 +33,14 @@ const META = 'layer.json';
 
 /** How a layer is switched: one symlink rename, or in place behind layer-state.json (see the header). */
 export type LayerStrategy = 'links' | 'copy';
+/** A switch that could not happen now (hooks running, a file in use): nothing changed; the bundle is tried again. */
+export class LayerBusy extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LayerBusy';
+  }
+}
+
 /** A reader file older than this is stale whatever its pid (hook timeouts are far shorter). */
 const STALE_READER_MS = 30 * 60_000;
 
@@ -106,7 +114,8 @@ export class Layer {
   constructor(opts: LayerOptions) {
     const forced = process.env.HOOKWARDEN_AGENT_LAYER_MODE;
     this.strategySetting = opts.strategy ?? (forced === 'links' || forced === 'copy' ? forced : 'auto');
-    this.readerWaitMs = opts.readerWaitMs ?? 30_000;
+    const testWait = Number(process.env.HOOKWARDEN_AGENT_TEST_READER_WAIT_MS);
+    this.readerWaitMs = opts.readerWaitMs ?? (testWait > 0 ? testWait : 30_000);
     // '/' is the system root (no prefix) on every platform: resolving it on Windows would pick the current drive.
     this.root = opts.root === '/' ? '/' : path.resolve(opts.root);
     this.stateDir = opts.stateDir ? path.resolve(opts.stateDir) : null;
@@ -400,7 +409,7 @@ export class Layer {
         else await fs.rm(path.join(dir, e), { force: true });
       }
       if (live === 0) return;
-      if (Date.now() > end) throw new Error(`${live} engine(s) are running managed hooks: layer switch postponed`);
+      if (Date.now() > end) throw new LayerBusy(`${live} engine(s) are running managed hooks: layer switch postponed`);
       await new Promise((r) => setTimeout(r, delay));
     }
   }
@@ -525,7 +534,21 @@ export class Layer {
       throw err;
     }
     await this.step();
-    await this.materialize(name, meta, cur?.meta ?? null);
+    try {
+      await this.materialize(name, meta, cur?.meta ?? null);
+    } catch (err) {
+      // A file stayed in use (or could not be written): put the old version back whole, then try again later.
+      // If even that fails, the gate stays `switching` (the engine fails closed) and start-up recovery finishes it.
+      try {
+        if (cur) {
+          await this.materialize(cur.name, cur.meta, meta);
+          await this.writeGate(this.gateOf('stable', cur.name, null, cur.meta));
+        }
+      } catch {
+        // still in use: stays `switching` until the next attempt
+      }
+      throw new LayerBusy(`layer switch postponed: ${err instanceof Error ? err.message : String(err)}`);
+    }
     await this.writeGate(this.gateOf('stable', name, null, meta));
     await this.step();
 
