@@ -97,6 +97,12 @@ export {
   HOOK_DROPPING_CODES,
   MAX_JSON_DEPTH,
   type LintKind,
+  LAYER_DIR_NAME,
+  LAYER_STATE_FILE,
+  LAYER_READERS_DIR,
+  managedLayerProblem,
+  holdManagedLayer,
+  type LayerGateState,
 } from './config';
 
 // --- Trust: canonical JSON, definition hash and key, persisted state ---
