@@ -72,6 +72,8 @@ export {
   REFERENCE_WARNING_CODES,
   loadHooksJsonText,
   loadConfigTomlText,
+  parseTomlLocated,
+  type TomlParseResult,
   type LoadedFile,
   type FeatureSetting,
   normalizeHooksTable,

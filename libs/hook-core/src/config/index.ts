@@ -20,3 +20,4 @@ export type { PluginSpec } from './plugins';
 export { formatPath } from './diagnostics';
 export { lintFile, lintText, lintKindOf, HOOK_DROPPING_CODES, type LintKind } from './lint';
 export { MAX_JSON_DEPTH } from './json-located';
+export { parseTomlLocated, type TomlParseResult } from './toml-located';
