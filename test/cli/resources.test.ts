@@ -132,6 +132,42 @@ describe('contexts', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('hookwarden login');
   }, 120_000);
+
+  it('login into a config folder other users can write: tightened to 0700 when ours, refused when not', async () => {
+    const login = (xdg: string) =>
+      runCli(['login', '--url', api.baseUrl, '--token', api.adminToken, '--context', 'w'], { XDG_CONFIG_HOME: xdg });
+    for (const mode of [0o777, 0o770, 0o1777]) {
+      const xdg = path.join(tmp, `open-${mode.toString(8)}`);
+      const dir = path.join(xdg, 'hookwarden');
+      await fs.mkdir(dir, { recursive: true });
+      await fs.chmod(dir, mode);
+      const r = await login(xdg);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(
+        `was writable by other users (mode 0${(mode & 0o777).toString(8)}): tightened to 0700`,
+      );
+      expect((await fs.stat(dir)).mode & 0o7777).toBe(0o700);
+      expect((await fs.stat(path.join(dir, 'config.toml'))).mode & 0o777).toBe(0o600);
+      // Already private: nothing to say the second time.
+      const again = await login(xdg);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toBe('');
+    }
+    // A writable folder of another user cannot be made safe: refused, nothing written, the folder untouched.
+    if (process.getuid?.() !== 0) return; // only root can hand a folder to another user here
+    const xdg = path.join(tmp, 'foreign');
+    const dir = path.join(xdg, 'hookwarden');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.chmod(dir, 0o777);
+    await fs.chown(dir, 65534, 65534);
+    const r = await login(xdg);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is writable by other users (mode 0777) and is not yours (owner uid 65534)');
+    expect(r.stderr).not.toContain('    at ');
+    await expect(fs.stat(path.join(dir, 'config.toml'))).rejects.toThrow();
+    expect((await fs.readdir(dir)).length).toBe(0);
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o777);
+  }, 120_000);
 });
 
 describe('resource commands', () => {
