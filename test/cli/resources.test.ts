@@ -5,13 +5,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canonicalJson, type RunRecord } from '@hookwarden/hook-core';
+import type { RunRecord } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
-import { parseUpload } from '../../apps/api/src/ingest/ingest.parse';
 import { startTestApi, type TestApi } from '../support/api';
-import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
+import { auditorToken, createEndpoints, ingestRecords, runRecord, type TestEndpoint } from '../support/audit-factories';
 import { CLI_BIN, runCli } from '../support/cli';
 import { call } from '../support/http';
 
@@ -68,13 +66,7 @@ beforeAll(async () => {
       toolName: null,
     }),
   );
-  await api.app.get(IngestRepository).ingestBatch({
-    endpointId: ep!.id,
-    groupId,
-    receivedAt: new Date().toISOString(),
-    droppedTotal: null,
-    rows: parseUpload({ kind: 'ndjson', text: records.map((r) => canonicalJson(r)).join('\n') }, records.length),
-  });
+  await ingestRecords(api, { id: ep!.id, groupId }, records);
 });
 afterAll(async () => {
   await api?.close();

@@ -4295,7 +4295,7 @@ export interface operations {
     SsoController_login: {
         parameters: {
             query?: {
-                /** @description Path to open after sign-in (default `/console/`) */
+                /** @description Path to open after sign-in (default `/console/`), normalised: dot segments resolved, repeated slashes collapsed; one climbing above `/` or out of the `/console/` it names is refused */
                 returnTo?: string;
             };
             header?: never;
