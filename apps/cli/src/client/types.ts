@@ -182,5 +182,7 @@ export interface ReleasePreviewView {
     inventoryAt: string | null;
   }>;
   digest: string;
+  /** The version can suppress or turn off hooks and some endpoints have no current inventory (impact unknown). */
+  impactUnknown?: boolean;
   requiresAck: boolean;
 }

@@ -2695,6 +2695,8 @@ export interface components {
                 endpointId: string;
                 hostname: string;
             }[];
+            /** @description The version can suppress hooks or turn them off and some endpoints have no current inventory: their impact is unknown (not zero), and the release needs the acknowledgement */
+            impactUnknown: boolean;
             missingManagedScripts: string[];
             perEndpoint: {
                 endpointId: string;
