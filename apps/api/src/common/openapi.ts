@@ -188,8 +188,10 @@ export function finishOpenApiDocument(doc: OpenAPIObject, tags: Record<string, s
         r.content ??= { 'application/json': { schema: ERROR_REF } };
       };
       const params = (op.parameters ?? []) as Json[];
-      // A body that is not JSON is refused with 400 by every operation that can carry one, body declared or not.
+      // A body that is not JSON is refused with 400, and one over the body limit with 413, by every operation that
+      // can carry one, body declared or not.
       if (params.length > 0 || op.requestBody || BODY_METHODS.has(method)) add(400);
+      if (BODY_METHODS.has(method)) add(413);
       for (const p of params) if (p.schema) p.schema = tidy(p.schema);
       const secured = Array.isArray(op.security) && (op.security as Json[]).some((s) => 'bearer' in s || 'cookie' in s);
       if (secured) {

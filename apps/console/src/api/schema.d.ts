@@ -3723,6 +3723,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3990,6 +3999,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4242,6 +4260,15 @@ export interface operations {
             };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4624,6 +4651,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4691,6 +4727,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4750,6 +4795,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4952,6 +5006,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5082,6 +5145,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5297,6 +5369,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5525,6 +5606,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5662,6 +5752,15 @@ export interface operations {
              *     The resource does not exist.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6237,6 +6336,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6655,6 +6763,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this client (see Retry-After) */
             429: {
                 headers: {
@@ -6846,6 +6963,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7075,6 +7201,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7244,6 +7379,15 @@ export interface operations {
             };
             /** @description The If-Match precondition failed. */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7548,6 +7692,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7690,6 +7843,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7758,6 +7920,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7844,6 +8015,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7912,6 +8092,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8235,6 +8424,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8316,6 +8514,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8390,6 +8597,15 @@ export interface operations {
              *     Conflicts with the current state; the message (and `error.details`) say why.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8561,6 +8777,15 @@ export interface operations {
             };
             /** @description The credential is valid but its role may not use this operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
