@@ -44,6 +44,11 @@ export {
   isWindowsAbsolute,
   unsafeFilePath,
   MAX_POLICY_TIMEOUT_SEC,
+  CONTRACT_VERSION,
+  CONTRACTS,
+  endpointContract,
+  requiredContract,
+  type ContractVersion,
   type PolicyFile,
   type LintPolicyOptions,
   type LintResult,
@@ -68,6 +73,12 @@ export {
   isHookEvent,
   eventSnake,
   normalizeTimeout,
+  appliedTimeoutSec,
+  MAX_TIMEOUT_SEC,
+  readManagedRequirements,
+  managedLayerRefusal,
+  type ManagedReading,
+  type BrokenManagedHook,
   validateMatcher,
   REFERENCE_WARNING_CODES,
   loadHooksJsonText,
@@ -96,6 +107,7 @@ export * from './trust'; // explicit list in trust/index.ts
 // --- Contract shared by the API and the agent: bundle manifest and content rules, key list, assignment, wire types ---
 export * from './bundle'; // explicit list in bundle/index.ts
 export * from './wire'; // explicit list in wire/index.ts
+export * from './identity'; // explicit list in identity/index.ts
 
 // --- Hook inventory and release impact preview ---
 export * from './inventory'; // explicit list in inventory/index.ts
