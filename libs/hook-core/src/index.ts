@@ -83,6 +83,8 @@ export {
   REFERENCE_WARNING_CODES,
   loadHooksJsonText,
   loadConfigTomlText,
+  parseTomlLocated,
+  type TomlParseResult,
   type LoadedFile,
   type FeatureSetting,
   normalizeHooksTable,

@@ -33,7 +33,7 @@ export class AgentController {
     summary: 'Enroll a machine',
     description:
       "Exchanges an enrollment secret (body `secret`, or the bearer) for an endpoint credential and the trusted signing keys. Failed attempts count against the address's failure limit.",
-    errors: [409],
+    errors: [401, 409, 429],
   })
   @Post('enroll')
   @ApiCreatedResponse({

@@ -209,5 +209,7 @@ export interface ReleasePreviewView {
     }>;
   };
   digest: string;
+  /** The version can suppress or turn off hooks and some endpoints have no current inventory (impact unknown). */
+  impactUnknown?: boolean;
   requiresAck: boolean;
 }

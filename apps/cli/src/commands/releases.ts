@@ -78,11 +78,12 @@ function renderPreview(p: ReleasePreviewView, groupName: string): string {
       renderTable(changed.slice(0, 50), [
         { header: 'HOSTNAME', get: (e) => e.hostname, max: 40 },
         { header: 'ENDPOINT', get: (e) => e.endpointId, max: 36 },
-        { header: 'USER', get: (e) => e.suppressed.user },
-        { header: 'PROJECT', get: (e) => e.suppressed.project },
-        { header: 'PLUGIN', get: (e) => e.suppressed.plugin },
-        { header: 'SESSION', get: (e) => e.suppressed.session },
-        { header: 'HOOKS OFF', get: (e) => e.hooksTurnedOff },
+        // Where the impact is unknown (no current inventory) the counts are `?`, not 0.
+        { header: 'USER', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.user) },
+        { header: 'PROJECT', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.project) },
+        { header: 'PLUGIN', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.plugin) },
+        { header: 'SESSION', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.session) },
+        { header: 'HOOKS OFF', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.hooksTurnedOff) },
         { header: 'UNKNOWN', get: (e) => e.unknown },
         { header: 'INVENTORY', get: (e) => shortTime(e.inventoryAt) },
       ]).trimEnd(),

@@ -31,3 +31,4 @@ export {
   holdManagedLayer,
   type LayerGateState,
 } from './layer-gate';
+export { parseTomlLocated, type TomlParseResult } from './toml-located';
