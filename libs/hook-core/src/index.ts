@@ -95,6 +95,9 @@ export * from './trust'; // explicit list in trust/index.ts
 export * from './bundle'; // explicit list in bundle/index.ts
 export * from './wire'; // explicit list in wire/index.ts
 
+// --- Version content: preparation and diffs (the API's authoring and the CLI's plan) ---
+export * from './versions'; // explicit list in versions/index.ts
+
 // --- Hook inventory and release impact preview ---
 export * from './inventory'; // explicit list in inventory/index.ts
 

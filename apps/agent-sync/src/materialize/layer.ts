@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { BundleRejected, type VerifiedBundle } from '../bundle/verify';
+import { BundleRejected, type VerifiedBundle } from '@hookwarden/hook-core';
 import { fsyncDir, lstatOrNull, rand, readlinkOrNull, symlinkAtomic, writeSynced } from './fs-util';
 
 export const LAYER_DIR = '.hookwarden-layer';

@@ -2,7 +2,6 @@
 import { boundStatusErrors } from '@hookwarden/hook-core';
 import { ApiClient, ApiHttpError } from '../client/api-client';
 import { Backoff, sleep } from '../client/backoff';
-import { verifyAssignment } from '@hookwarden/hook-core';
 import {
   type Assignment,
   assignmentDecision,
@@ -11,7 +10,13 @@ import {
   type DiskBundle,
   ForeignBundle,
 } from '../bundle/binding';
-import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
+import {
+  BundleRejected,
+  manifestDigest,
+  type VerifiedBundle,
+  verifyAssignment,
+  verifyBundle,
+} from '@hookwarden/hook-core';
 import type { LayerMeta } from '../materialize/layer';
 import { clearThrottle, log, logThrottled, truncate } from '../log';
 import { Layer } from '../materialize/layer';
@@ -329,7 +334,8 @@ export class Syncer {
         const manifestText = (raw as { manifest?: unknown } | null)?.manifest;
         // A refused bundle is not fetched again (its digest becomes If-None-Match) — except another group's: after a
         // move whose assignment could not be fetched yet, the same bundle must be tried again (paced by the backoff).
-        if (typeof manifestText === 'string' && !(err instanceof ForeignBundle)) this.etag = digestOf(manifestText);
+        if (typeof manifestText === 'string' && !(err instanceof ForeignBundle))
+          this.etag = manifestDigest(manifestText);
         const repeated = this.state.lastState === 'failed' && this.state.lastError === message;
         this.state.lastState = 'failed';
         this.state.lastError = message;

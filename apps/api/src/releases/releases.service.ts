@@ -5,7 +5,7 @@ import type { Release } from '@prisma/client';
 import type { Queue } from 'bullmq';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { InventoryService } from '../inventory/inventory.service';
+import { InventoryService, type PreviewedVersion } from '../inventory/inventory.service';
 import { JOBS, QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
 import { buildManifest, checkBundleText, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
@@ -91,8 +91,12 @@ export class ReleasesService {
     private readonly inventory: InventoryService,
   ) {}
 
-  // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
-  private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => IssuedBundle> {
+  // Loads a policy version of the group (once) and returns it as the preview reads it, with a function that builds
+  // and signs the group's bundle of it for a given revision.
+  private async bundleBuilder(
+    groupId: string,
+    policyVersionId: string,
+  ): Promise<{ build: (revision: number) => IssuedBundle; version: PreviewedVersion }> {
     await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
     if (!group) throw new ApiError('not_found', `Group ${groupId} not found`);
@@ -120,7 +124,7 @@ export class ReleasesService {
         problems.map((p) => ({ path: '$.policyVersionId', message: p.message, code: p.code })),
       );
     }
-    return (revision) => {
+    const build = (revision: number): IssuedBundle => {
       const manifest = buildManifest({
         group,
         policyId: version.policyId,
@@ -135,12 +139,13 @@ export class ReleasesService {
       const { keyId, signature } = this.signing.sign(Buffer.from(text, 'utf8'));
       return { manifest: text, signature, keyId, digest: manifestDigest(text) };
     };
+    return { build, version: { id: version.id, policy: version.structured, files: version.files.map((f) => f.path) } };
   }
 
   // Creates a release (immediate or staged), wakes the group's waiting agents and schedules the first ring advance.
   async create(groupId: string, input: CreateReleaseInput, ctx: AuditContext): Promise<ReleaseView> {
-    const build = await this.bundleBuilder(groupId, input.policyVersionId);
-    await this.inventory.requireAck(groupId, input.policyVersionId, input.previewAck);
+    const { build, version } = await this.bundleBuilder(groupId, input.policyVersionId);
+    await this.inventory.requireAck(groupId, version, input.previewAck);
     const data: NewRelease = {
       groupId,
       policyVersionId: input.policyVersionId,
@@ -345,7 +350,7 @@ export class ReleasesService {
     let rollbackBuild: ((revision: number) => IssuedBundle) | null = null;
     if (release.previousReleaseId) {
       const prev = await this.repo.get(release.previousReleaseId);
-      if (prev) rollbackBuild = await this.bundleBuilder(release.groupId, prev.policyVersionId);
+      if (prev) rollbackBuild = (await this.bundleBuilder(release.groupId, prev.policyVersionId)).build;
     }
     const result = await this.repo.abort(
       id,

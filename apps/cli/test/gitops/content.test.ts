@@ -1,9 +1,9 @@
-// The CLI's offline version content equals what the API computes (same hook-core validator, same digest formula),
+// The CLI's offline version content equals what the API computes (hook-core's prepareVersion, which the API runs),
 // so plan compares digests with the server's exactly.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareVersion } from '../../../api/src/policies/version-content';
+import { prepareVersion } from '@hookwarden/hook-core';
 import { prepareLocalVersion, sha256Hex } from '../../src/gitops/content';
 import { readLayout } from '../../src/gitops/layout';
 
@@ -23,7 +23,6 @@ describe('version content', () => {
           encoding: 'base64',
           mode: f.mode,
         })),
-        message: '',
       });
       expect(api.ok).toBe(true);
       if (!api.ok) continue;
@@ -66,7 +65,6 @@ describe('version content', () => {
           encoding: 'base64',
           mode: f.mode,
         })),
-        message: '',
       });
       expect(api.ok, c.files.join(' + ')).toBe(false);
       expect(local.ok, c.files.join(' + ')).toBe(false);
