@@ -3,10 +3,12 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Release } from '@prisma/client';
 import type { Queue } from 'bullmq';
+import type { ReleaseAuditAction } from '../audit-log/audit-actions';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { InventoryService, type PreviewedVersion } from '../inventory/inventory.service';
-import { JOBS, QUEUES } from '../queues/queue-names';
+import { addJob, type JobPayload } from '../queues/jobs';
+import { QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
 import { buildManifest, checkBundleText, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
 import { BundleEventsService } from './bundle-events.service';
@@ -23,14 +25,11 @@ import { bucketOf, DEFAULT_RINGS, type GroupBundleState, ringOf, type ServedBund
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
 export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout', role: 'system' };
 
-export interface AdvanceJob {
-  releaseId: string;
-  ring: number;
-}
+/** The data of a ring advance job (the job table's schema). */
+export type AdvanceJob = JobPayload<'advance-ring'>;
 
-export interface GateCheckJob {
-  groupId: string;
-}
+/** The data of a gate check job (the job table's schema). */
+export type GateCheckJob = JobPayload<'check-gate'>;
 
 /** Runs a release must have recorded on its revision before their failure rate can pause it (unless set). */
 export const DEFAULT_MIN_HOOK_RUNS = 20;
@@ -189,18 +188,18 @@ export class ReleasesService {
   // Enqueues the delayed job that advances the release past its current ring.
   private async scheduleAdvance(release: Pick<Release, 'id' | 'currentRing' | 'ringIntervalSec'>): Promise<void> {
     const job: AdvanceJob = { releaseId: release.id, ring: release.currentRing };
-    await this.rolloutQueue.add(JOBS.advanceRing, job, {
+    await addJob(this.rolloutQueue, 'advance-ring', job, {
       delay: release.ringIntervalSec * 1000,
       jobId: `adv_${release.id}_${release.currentRing}_${Date.now()}`,
-      removeOnComplete: true,
-      removeOnFail: 100,
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
     });
   }
 
   // Moves the release to its next ring (completing it at the last one), audited; null if it was not in that ring.
-  private async advanceFrom(release: ReleaseRow, ctx: AuditContext, action: string): Promise<ReleaseRow | null> {
+  private async advanceFrom(
+    release: ReleaseRow,
+    ctx: AuditContext,
+    action: ReleaseAuditAction,
+  ): Promise<ReleaseRow | null> {
     const rings = release.rings as number[];
     const next = release.currentRing + 1;
     const completes = next >= rings.length - 1;
@@ -289,13 +288,9 @@ export class ReleasesService {
   async scheduleGateCheck(groupId: string): Promise<void> {
     const second = Math.floor(Date.now() / 1000);
     const job: GateCheckJob = { groupId };
-    await this.rolloutQueue.add(JOBS.checkGate, job, {
+    await addJob(this.rolloutQueue, 'check-gate', job, {
       delay: GATE_CHECK_DELAY_MS,
       jobId: `gate_${groupId}_${second}`,
-      removeOnComplete: true,
-      removeOnFail: 100,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1000 },
     });
   }
 
