@@ -55,17 +55,7 @@ export {
 export { canonicalJson } from './trust';
 
 // --- API↔agent wire: the error body and the status-report limits ---
-export {
-  type ErrorBody,
-  parseErrorBody,
-  boundStatusErrors,
-  boundStatusFiles,
-  STATUS_MAX_DIGEST_CHARS,
-  STATUS_MAX_ERROR_CHARS,
-  STATUS_MAX_ERRORS,
-  STATUS_MAX_FILES,
-  STATUS_MAX_PATH_CHARS,
-} from './wire';
+export * from './wire'; // its index lists exactly the wire names other packages use
 
 // --- Hook inventory and release impact preview ---
 export {

@@ -16,16 +16,20 @@ function sources(dir: string): string[] {
   });
 }
 
-// The names an entry file exports (`export { a, type B as C } from …`).
+// The names an entry file exports (`export { a, type B as C } from …`, and through `export * from './dir'`).
 function exportedNames(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((m) =>
+  const listed = [...text.matchAll(/export\s*\{([^}]*)\}/g)].flatMap((m) =>
     m[1]!
       .split(',')
       .map((n) => n.trim().replace(/^type\s+/, ''))
       .filter(Boolean)
       .map((n) => n.split(/\s+as\s+/).pop()!),
   );
+  const starred = [...text.matchAll(/export\s*\*\s*from\s*'(\.[^']*)'/g)].flatMap((m) =>
+    exportedNames(path.join(path.dirname(file), m[1]!, 'index.ts')),
+  );
+  return [...listed, ...starred];
 }
 
 describe('package entry', () => {

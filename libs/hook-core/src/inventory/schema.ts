@@ -4,15 +4,6 @@ import { z } from 'zod';
 import { HOOK_EVENTS } from '../types';
 import { INVENTORY_COMMAND_MODES, INVENTORY_LAYERS, INVENTORY_TRUST } from './vocabulary';
 
-export {
-  INVENTORY_COMMAND_MODES,
-  type InventoryCommandMode,
-  INVENTORY_LAYERS,
-  type InventoryLayer,
-  INVENTORY_TRUST,
-  type InventoryTrust,
-} from './vocabulary';
-
 export const MAX_INVENTORY_HOOKS = 5000;
 export const MAX_INVENTORY_SKIPPED = 2000;
 export const MAX_INVENTORY_WARNINGS = 500;
