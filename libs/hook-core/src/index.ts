@@ -11,7 +11,14 @@ export { dispatch } from './engine';
 export { runCli } from './cli/program';
 
 // --- Policy (requirements.toml): schema, parse, canonical render, lint ---
-export { PolicyDocumentSchema, parsePolicyToml, renderPolicyToml, lintPolicy, unsafeFilePath } from './policy';
+export {
+  PolicyDocumentSchema,
+  parsePolicyToml,
+  renderPolicyToml,
+  lintPolicy,
+  unsafeFilePath,
+  CONTRACT_VERSION,
+} from './policy';
 
 // --- Version content: preparation and diffs (the API's authoring, the CLI's plan) ---
 export {
@@ -53,6 +60,9 @@ export {
   type SignedStatement,
 } from './bundle';
 export { canonicalJson } from './trust';
+
+// --- Endpoint identity: the endpoint key (the agent makes it; proofs are verified with it) ---
+export { endpointKeyId, endpointPublicKeyPem } from './identity';
 
 // --- API↔agent wire: the error body and the status-report limits ---
 export * from './wire'; // its index lists exactly the wire names other packages use

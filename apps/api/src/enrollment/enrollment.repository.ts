@@ -90,8 +90,9 @@ export class EnrollmentRepository {
       const secret = used[0];
       if (!secret) return { ok: false, reason: 'invalid' } as const;
       const now = new Date();
-      const existing = await tx.endpoint.findUnique({
-        where: { machineId: input.machineId },
+      const existing = await tx.endpoint.findFirst({
+        where: { machineId: input.machineId, admission: 'active' },
+        orderBy: { enrolledAt: 'desc' },
         select: { id: true, groupId: true },
       });
       const fields = {

@@ -147,6 +147,8 @@ export class InventoryService {
       return {
         endpointId: e.id,
         hostname: e.hostname,
+        agentVersion: e.agentVersion,
+        contractVersion: e.contractVersion,
         inventory: e.inventory && usable ? { doc, receivedAt: e.inventory.receivedAt } : null,
       };
     });

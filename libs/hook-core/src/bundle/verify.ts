@@ -1,12 +1,22 @@
-// Verifies a signed bundle before anything is written: signature by a trusted key, no replay, hashes, sizes and the
-// content rules. One implementation: the agent verifies with it, the tests of the API's bundles too.
+// Verifies a signed bundle before anything is written: signature by a trusted key, no replay, hashes, sizes, the
+// content rules, and requirements.toml as this machine's engine reads it. One implementation: the agent verifies
+// with it, the tests of the API's bundles too.
 import { parse as parseToml } from 'smol-toml';
 import { formatPath } from '../config/diagnostics';
+import { managedLayerRefusal } from '../config/managed';
+import { CONTRACT_VERSION } from '../policy/contract';
+import { HOOK_CORE_VERSION } from '../version';
 import { verifySignedText } from './assignment';
 import { fileSha256 as sha256 } from './version-digest';
 import { checkBundleContent, type ContentProblem } from './content';
 import type { TrustedKey } from './key-list';
-import { type BundleManifest, bundleManifestSchema, manifestDigest, type SignedBundle, signedBundleSchema } from './manifest';
+import {
+  type BundleManifest,
+  bundleManifestSchema,
+  manifestDigest,
+  type SignedBundle,
+  signedBundleSchema,
+} from './manifest';
 
 /** A managed file of a verified bundle, decoded. */
 export interface VerifiedFile {
@@ -74,7 +84,8 @@ export function verifyBundle(
   const shape = signedBundleSchema.safeParse(input);
   if (!shape.success) throw new BundleRejected(`bundle: not a signed bundle (${shape.error.issues[0]?.message})`);
   const raw = shape.data;
-  if (!trusted.some((k) => k.kid === raw.keyId)) throw new BundleRejected(`bundle: signed by untrusted key ${raw.keyId}`);
+  if (!trusted.some((k) => k.kid === raw.keyId))
+    throw new BundleRejected(`bundle: signed by untrusted key ${raw.keyId}`);
   if (!verifySignedText(raw.manifest, raw.signature, raw.keyId, trusted)) {
     throw new BundleRejected(`bundle: bad signature (key ${raw.keyId})`);
   }
@@ -119,6 +130,15 @@ export function verifyBundle(
     requirementsBytes: requirements.length,
   });
   if (problems.length > 0) throw new BundleRejected(`bundle content: ${describeProblems(problems)}`, revision);
+  // Version skew: what this machine's engine would not run as written (the layer failing closed, or a managed hook it
+  // cannot read) is refused before the switch, whatever the server's hook-core accepted.
+  const refusal = managedLayerRefusal(manifest.requirements.content, 'requirements.toml');
+  if (refusal !== undefined) {
+    throw new BundleRejected(
+      `this agent's engine (hook-core ${HOOK_CORE_VERSION}, contract ${CONTRACT_VERSION}) would not run the bundle: ${refusal}`,
+      revision,
+    );
+  }
   const files: VerifiedFile[] = [];
   for (const f of manifest.files) {
     const content = Buffer.from(f.content, 'base64');

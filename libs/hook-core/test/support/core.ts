@@ -8,6 +8,7 @@ export * from '../../src/config';
 export * from '../../src/trust';
 export * from '../../src/bundle';
 export * from '../../src/wire';
+export * from '../../src/identity';
 export * from '../../src/inventory';
 export * from '../../src/versions';
 export * from '../../src/match';
