@@ -1,13 +1,23 @@
 // BullMQ processor of the maintenance queue; schedules its repeatable jobs (the job table's `repeat` rows) at start.
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { HandlesJob, JobProcessor, JobsProcessor } from '../queues/job-handlers';
-import { JOB_NAMES, JOB_TABLE } from '../queues/jobs';
+import { JOB_NAMES, JOB_TABLE, type JobOf, type JobPayload } from '../queues/jobs';
 import { QUEUES } from '../queues/queue-names';
 import { MaintenanceService } from './maintenance.service';
+
+type MaintenanceJob = JobOf<typeof QUEUES.maintenance>;
+
+/** What each maintenance job runs, and the name its result (created or dropped partitions, counts) is returned under. */
+const MAINTENANCE_RUNS = {
+  'ensure-partitions': ['created', (m) => m.ensurePartitions()],
+  retention: ['dropped', (m) => m.applyRetention()],
+  'reconcile-chains': ['findings', (m) => m.reconcileChains()],
+  'compact-hourly-counts': ['merged', (m) => m.compactHourlyCounts()],
+} as const satisfies Record<MaintenanceJob, readonly [string, (m: MaintenanceService) => Promise<unknown>]>;
 
 @JobsProcessor(QUEUES.maintenance)
 export class MaintenanceProcessor extends JobProcessor implements OnApplicationBootstrap {
@@ -29,27 +39,13 @@ export class MaintenanceProcessor extends JobProcessor implements OnApplicationB
     }
   }
 
-  // Creates the current and coming months' hook-run partitions.
+  // Runs one maintenance job (its row of MAINTENANCE_RUNS); errors propagate so BullMQ records the failure.
   @HandlesJob('ensure-partitions')
-  async ensurePartitions(): Promise<unknown> {
-    return { created: await this.maintenance.ensurePartitions() };
-  }
-
-  // Drops partitions entirely older than the retention period.
   @HandlesJob('retention')
-  async retention(): Promise<unknown> {
-    return { dropped: await this.maintenance.applyRetention() };
-  }
-
-  // Turns sequence gaps whose grace period has passed into findings.
   @HandlesJob('reconcile-chains')
-  async reconcileChains(): Promise<unknown> {
-    return { findings: await this.maintenance.reconcileChains() };
-  }
-
-  // Merges the hourly rollup's appended rows of closed hours.
   @HandlesJob('compact-hourly-counts')
-  async compactHourly(): Promise<unknown> {
-    return { merged: await this.maintenance.compactHourlyCounts() };
+  async run(_data: JobPayload<MaintenanceJob>, job: Job): Promise<Record<string, unknown>> {
+    const [key, run] = MAINTENANCE_RUNS[job.name as MaintenanceJob];
+    return { [key]: await run(this.maintenance) };
   }
 }

@@ -124,7 +124,32 @@ describe('the worker', () => {
   });
 
   it('runs a real job end to end, and fails a job whose payload breaks the table without retrying it', async () => {
+    // The worker schedules the table's repeatable jobs at start: each maintenance job runs through its one handler.
+    const maintenance = new QueueEvents(QUEUES.maintenance, {
+      connection: { url: api.config.REDIS_URL },
+      prefix: `${api.config.REDIS_PREFIX}:bull`,
+    });
+    await maintenance.waitUntilReady();
+    const ran = new Map<string, unknown>();
+    const allRan = new Promise<void>((resolve) => {
+      maintenance.on('completed', ({ jobId, returnvalue }) => {
+        ran.set(jobId, returnvalue);
+        if (ran.size >= 4) resolve();
+      });
+    });
     worker = await startTestWorker(api.config);
+    const deadline = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`ran only ${[...ran.keys()].join(', ')}`)), 30_000),
+    );
+    await Promise.race([allRan, deadline]);
+    await maintenance.close();
+    expect(Object.values(JOB_TABLE).filter((j) => j.queue === QUEUES.maintenance)).toHaveLength(4);
+    expect([...ran.values()].map((v) => Object.keys(v as object)[0]).sort()).toEqual([
+      'created',
+      'dropped',
+      'findings',
+      'merged',
+    ]);
     const groupId = '00000000-0000-4000-8000-000000000000';
     const job = await addJob(queue, 'check-gate', { groupId }, { jobId: 'gate-roundtrip' });
     expect(job.opts).toMatchObject({ attempts: 3, removeOnComplete: true, removeOnFail: 100 });
