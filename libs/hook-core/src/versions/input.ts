@@ -55,11 +55,12 @@ export function checkVersionInput(input: unknown, options: unknown): ConfigDiagn
   const shape = inputSchema.safeParse(input);
   if (!shape.success) {
     for (const i of shape.error.issues.slice(0, 20)) {
+      const at = i.path.filter((p): p is string | number => typeof p !== 'symbol');
       problems.push({
         severity: 'error',
         code: 'invalid_input',
         message: i.message,
-        path: formatPath(i.path as never),
+        path: formatPath(at),
       });
     }
     return problems;
