@@ -304,6 +304,44 @@ describe('resource commands', () => {
     const w2 = await cli(['rollout', 'watch', staged.id, '-o', 'json']);
     expect(w2.code).toBe(1);
     expect(JSON.parse(w2.stdout)).toMatchObject({ end: 'aborted', rollout: { release: { id: staged.id } } });
+
+    // The endpoint-based hook gate's settings: set, shown by rollout show, refused out of range.
+    const gateFlags = ['--staged', '--rings', '10,100', '--interval', '1d', '--max-hook-failure-rate', '30%'];
+    const bad = await cli([
+      'releases',
+      'create',
+      'res-group',
+      '--version-id',
+      v2.id,
+      ...gateFlags,
+      '--min-reporting-endpoints',
+      '0',
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--min-reporting-endpoints: 0 is outside 1..1000000');
+    const gated = await cli([
+      'releases',
+      'create',
+      'res-group',
+      '--version-id',
+      v2.id,
+      ...gateFlags,
+      '--min-hook-runs',
+      '5',
+      '--min-reporting-endpoints',
+      '4',
+      '-o',
+      'json',
+    ]);
+    expect(gated.code, gated.stderr).toBe(0);
+    const created = JSON.parse(gated.stdout);
+    expect(created).toMatchObject({ minHookRuns: 5, minReportingEndpoints: 4, maxHookFailureRate: 0.3 });
+    const shown = await cli(['rollout', 'show', created.id]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(
+      'hook gate: mean of 0 reporting endpoint(s) (need 4, 5+ runs each) of 0 that applied it',
+    );
+    expect((await cli(['releases', 'abort', created.id])).code).toBe(0);
   }, 120_000);
 
   it('hook-runs export streams to a file (no progress when stderr is not a terminal)', async () => {

@@ -7,6 +7,15 @@ export { HOOK_EVENTS, type HookEvent, type ConfigDiagnostic } from './types';
 
 // --- Engine: discovery and dispatch (the zerotwo-hooks program; benches measure them) ---
 export { discoverHooks } from './config';
+// The managed layer's gate: the engine holds the layer while its hooks run; the agent switches it only when free.
+export {
+  LAYER_DIR_NAME,
+  LAYER_STATE_FILE,
+  LAYER_READERS_DIR,
+  type LayerGateState,
+  managedLayerProblem,
+  holdManagedLayer,
+} from './config';
 export { dispatch } from './engine';
 export { runCli } from './cli/program';
 

@@ -39,6 +39,7 @@ interface CreateOptions {
   maxApplyFailureRate?: string;
   maxHookFailureRate?: string;
   minHookRuns?: string;
+  minReportingEndpoints?: string;
   watch?: boolean;
   ackPreview?: string;
   yesPreview?: boolean;
@@ -138,7 +139,11 @@ export function registerReleaseCommands(program: Command): void {
       .option('--interval <duration>', 'time between rings, e.g. 30m (staged)')
       .option('--max-apply-failure-rate <rate>', 'pause above this apply-failure ratio, e.g. 0.05 or 5% (staged)')
       .option('--max-hook-failure-rate <rate>', 'pause above this hook failure/timeout ratio (staged)')
-      .option('--min-hook-runs <n>', 'hook runs needed before the hook gate applies (staged)')
+      .option('--min-hook-runs <n>', 'hook runs an endpoint needs before its own failure rate counts (staged)')
+      .option(
+        '--min-reporting-endpoints <n>',
+        'endpoints with --min-hook-runs runs needed before the hook gate can pause (staged)',
+      )
       .option('--watch', 'follow the rollout until it completes, pauses or aborts')
       .option(
         '--ack-preview <digest>',
@@ -162,6 +167,7 @@ export function registerReleaseCommands(program: Command): void {
           opts.maxApplyFailureRate,
           opts.maxHookFailureRate,
           opts.minHookRuns,
+          opts.minReportingEndpoints,
         ];
         if (!opts.staged && stagedOnly.some((x) => x !== undefined)) {
           throw new CliError('--rings, --interval and the gates need --staged');
@@ -179,6 +185,9 @@ export function registerReleaseCommands(program: Command): void {
                 ? parseRate(opts.maxHookFailureRate, '--max-hook-failure-rate')
                 : undefined,
               minHookRuns: opts.minHookRuns ? parseIntIn(opts.minHookRuns, '--min-hook-runs', 1, 1_000_000) : undefined,
+              minReportingEndpoints: opts.minReportingEndpoints
+                ? parseIntIn(opts.minReportingEndpoints, '--min-reporting-endpoints', 1, 1_000_000)
+                : undefined,
             }
           : { policyVersionId: versionId, strategy: 'immediate' };
         let previewAck = opts.ackPreview;

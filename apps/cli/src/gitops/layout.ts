@@ -70,6 +70,7 @@ const rolloutSchema = z
     max_apply_failure_rate: rate.optional(),
     max_hook_failure_rate: rate.optional(),
     min_hook_runs: z.number().int().min(1).max(1_000_000).optional(),
+    min_reporting_endpoints: z.number().int().min(1).max(1_000_000).optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
@@ -80,6 +81,7 @@ const rolloutSchema = z
         'max_apply_failure_rate',
         'max_hook_failure_rate',
         'min_hook_runs',
+        'min_reporting_endpoints',
       ] as const) {
         if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `only for strategy = "staged"` });
       }
@@ -126,6 +128,7 @@ export type Rollout =
       maxApplyFailureRate?: number;
       maxHookFailureRate?: number;
       minHookRuns?: number;
+      minReportingEndpoints?: number;
     };
 
 export interface DesiredGroup {
@@ -289,6 +292,7 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
         maxApplyFailureRate: m.rollout.max_apply_failure_rate,
         maxHookFailureRate: m.rollout.max_hook_failure_rate,
         minHookRuns: m.rollout.min_hook_runs,
+        minReportingEndpoints: m.rollout.min_reporting_endpoints,
       };
     }
     const overrides = Object.fromEntries(Object.entries(m.file_modes).map(([p, v]) => [p, parseInt(v, 8)]));

@@ -42,6 +42,7 @@ describe('version content', () => {
       maxApplyFailureRate: 0.02,
       maxHookFailureRate: 0.1,
       minHookRuns: 50,
+      minReportingEndpoints: 3,
     });
     expect((await fs.stat(path.join(EXAMPLE, 'policies/baseline/files/block-dangerous.sh'))).mode & 0o111).not.toBe(0);
   });

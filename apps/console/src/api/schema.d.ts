@@ -733,7 +733,7 @@ export interface paths {
         };
         /**
          * One hook run
-         * @description The run's columns and the full record as uploaded.
+         * @description The run's columns and the full record as uploaded. Records are keyed by endpoint and id: when runs of several endpoints carry the id, pass `endpointId` (409 names them otherwise).
          */
         get: operations["HookRunsController_get"];
         put?: never;
@@ -1470,6 +1470,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -1525,6 +1526,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -1786,10 +1788,12 @@ export interface components {
         CreateReleaseDto: {
             /** @description Auto-pause above this apply-failure ratio */
             maxApplyFailureRate?: number;
-            /** @description Auto-pause above this ratio of hook runs that failed or timed out among those that ran under the new revision (skipped runs do not count). Unset: no hook gate */
+            /** @description Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate */
             maxHookFailureRate?: number;
-            /** @description Hook runs needed on the new revision before maxHookFailureRate can pause the rollout (default 20) */
+            /** @description Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate counts for the gate, as one reporting endpoint (default 20) */
             minHookRuns?: number;
+            /** @description Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint cannot pause a ring */
+            minReportingEndpoints?: number;
             /**
              * Format: uuid
              * @description The policy version to make current for the group
@@ -2988,6 +2992,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -3112,6 +3117,7 @@ export interface components {
             maxApplyFailureRate: number;
             maxHookFailureRate: number | null;
             minHookRuns: number;
+            minReportingEndpoints: number;
             pausedReason: string | null;
             /**
              * Format: uuid
@@ -3143,12 +3149,43 @@ export interface components {
         };
         RolloutDto: {
             gate: {
+                /** @description Endpoints that applied the revision (the gate's population) */
+                appliedEndpoints: number;
                 applyFailureRate: number | null;
+                /** @description Endpoints offered the revision whose last status report is about it (the apply gate's population) */
                 endpointsOnRevision: number;
-                /** @description Failed or timed-out share of the hook runs that ran under the revision (null: none yet) */
+                /** @description The endpoints that applied the revision, worst failure rate first (at most 100) */
+                hookEndpoints: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    endpointId: string;
+                    /** @description Of those, failed or timed out */
+                    failed: number;
+                    /** @description failed / ran (null: no run yet) */
+                    failureRate: number | null;
+                    hostname: string;
+                    /** @description Runs that ran under the revision (skipped excluded) */
+                    ran: number;
+                    /** @description ran >= minHookRuns: its rate counts, weighing once */
+                    reporting: boolean;
+                }[];
+                /** @description Mean of the reporting endpoints' own failure rates (see hookFormula; null: none reports yet) */
                 hookFailureRate: number | null;
-                /** @description Hook runs that ran under the revision */
+                /** @description The hook failure rule, exactly */
+                hookFormula: string;
+                /** @description Why the hook rule closes the gate now, or null */
+                hookReason: string | null;
+                /** @description Runs stored under the revision that the gate does not count: from endpoints that never applied it (flagged as unserved_revision findings), revoked or moved out of the group */
+                hookRunsNotCounted: number;
+                /** @description Hook runs that ran under the revision on the endpoints that applied it (what the gate reads) */
                 hookRunsOnRevision: number;
+                maxHookFailureRate: number | null;
+                minHookRuns: number;
+                minReportingEndpoints: number;
+                /** @description Of those, the ones with at least minHookRuns runs */
+                reportingEndpoints: number;
             };
             release: {
                 /**
@@ -3179,6 +3216,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -5332,7 +5370,7 @@ export interface operations {
                 endpointId?: string;
                 groupId?: string;
                 includeResolved?: "true" | "false";
-                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined" | "duplicate_machine_id";
+                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined" | "unserved_revision" | "duplicate_machine_id";
                 /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
@@ -6322,7 +6360,10 @@ export interface operations {
     };
     HookRunsController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The endpoint that uploaded the run (a record is keyed by endpoint and id; needed when ids collide) */
+                endpointId?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -6367,11 +6408,20 @@ export interface operations {
                 };
             };
             /**
-             * @description No run with this id.
+             * @description No run with this id (of this endpoint).
              *
              *     The resource does not exist.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
