@@ -113,8 +113,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // `@hookwarden/hook-core/cli` is an entry point too (its package.json `exports` map declares it).
-              group: ['**/libs/**', '**/apps/**', '@hookwarden/*/*', '!@hookwarden/hook-core/cli'],
+              // `@hookwarden/hook-core/cli` and `/browser` are entry points too (its package.json `exports` map declares them).
+              group: [
+                '**/libs/**',
+                '**/apps/**',
+                '@hookwarden/*/*',
+                '!@hookwarden/hook-core/cli',
+                '!@hookwarden/hook-core/browser',
+              ],
               message:
                 'Import other packages through their entry points (@hookwarden/..., exports map), never by path.',
             },

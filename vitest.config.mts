@@ -20,6 +20,7 @@ export default defineConfig({
     alias: {
       // Subpath aliases first: an alias also matches `<name>/…`, so the bare name must come after them.
       '@hookwarden/hook-core/cli': r('./libs/hook-core/src/cli/index.ts'),
+      '@hookwarden/hook-core/browser': r('./libs/hook-core/src/browser.ts'),
       '@hookwarden/hook-core': r('./libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': r('./apps/agent-sync/src/index.ts'),
       '@hookwarden/cli': r('./apps/cli/src/index.ts'),

@@ -1,7 +1,7 @@
 // Pure rules binding a bundle to the endpoint: assignment adoption (epoch forward only, fresh, this endpoint) and the
 // group check with per-group replay floors.
 import { describe, expect, it } from 'vitest';
-import { ASSIGNMENT_KIND, type AssignmentStatement } from '@hookwarden/hook-core';
+import { ASSIGNMENT_KIND, type AssignmentStatement, type VerifiedBundle } from '@hookwarden/hook-core';
 import {
   type Assignment,
   assignmentDecision,
@@ -9,7 +9,6 @@ import {
   currentAssignment,
   floorOf,
 } from '../../apps/agent-sync/src/bundle/binding';
-import type { VerifiedBundle } from '../../apps/agent-sync/src/bundle/verify';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const DAY = 24 * 3600_000;

@@ -4,8 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { statusSchema } from '../../apps/api/src/agent/agent.dto';
-import { verifyBundle } from '../../apps/agent-sync/src/bundle/verify';
-import { BundleRejected } from '../../apps/agent-sync/src/bundle/verify';
+import { BundleRejected, verifyBundle } from '@hookwarden/hook-core';
 import { Layer } from '../../apps/agent-sync/src/materialize/layer';
 import { runAgent, snapshot, visibleLayer } from '../support/agent';
 import {

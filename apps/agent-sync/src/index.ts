@@ -2,5 +2,5 @@
 export { AGENT_VERSION } from './version';
 export * from './client';
 export { Layer, requirementsPathFor, LAYER_DIR } from './materialize/layer';
-export { verifyBundle, BundleRejected } from './bundle/verify';
+export { verifyBundle, BundleRejected } from '@hookwarden/hook-core';
 export { readCredentials, writeCredentials, type Credentials } from './state/credentials';

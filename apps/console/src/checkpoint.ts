@@ -1,4 +1,5 @@
 // Audit-log checkpoints kept in this browser (not a secret: a signed {seq, hash}) and their Ed25519 signature check.
+import { canonicalJson } from '@hookwarden/hook-core/browser';
 import type { Schemas } from './api/client';
 
 export type Checkpoint = Schemas['AuditCheckpointDto'];
@@ -21,18 +22,6 @@ export function loadCheckpoint(): Checkpoint | null {
 
 export function saveCheckpoint(c: Checkpoint): void {
   localStorage.setItem(KEY, JSON.stringify(c));
-}
-
-// Canonical JSON (sorted keys, no spaces) as the server signs it.
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .filter((k) => obj[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-    .join(',')}}`;
 }
 
 // Decodes base64 to bytes.

@@ -1,36 +1,48 @@
 // Pure rules of the inventory views (no DOM, no network): reading an endpoint's stored report defensively, the
 // hook-inventory filters kept in the URL, and the sentence an admin acknowledges before a suppressing release.
+import type {
+  InventoryDocument,
+  InventoryHook,
+  InventorySkipped,
+  InventoryWarning,
+} from '@hookwarden/hook-core/browser';
 import type { Schemas } from './api/client';
 
-export const INVENTORY_LAYERS = ['system', 'user', 'project', 'session', 'plugin', 'managed'] as const;
-export const INVENTORY_TRUST = ['managed', 'trusted', 'modified', 'untrusted', 'disabled'] as const;
+/** The layers and trust statuses of the filters: hook-core's inventory schema. */
+export { INVENTORY_LAYERS, INVENTORY_TRUST } from '@hookwarden/hook-core/browser';
+
+/** A field as read back defensively: a value a newer agent may send stays text. */
+type Read<T> = T extends string ? string : T;
+/** hook-core's fields `K` of `T`, read back defensively. */
+type ReadBack<T, K extends keyof T> = { [P in K]: Read<T[P]> };
 
 /** One inventoried hook as the agent reports it (hook-core's inventory schema, read back from the API). */
-export interface InventoryHookRow {
-  user: string;
-  layer: string;
-  event: string;
-  matcher: string | null;
-  key: string;
-  hash: string;
-  trust: string;
-  plugin: string | null;
-  project: string | null;
-  fate: string;
-  skipReason: string | null;
-  program: string | null;
-  command: string | null;
-}
+export type InventoryHookRow = ReadBack<
+  InventoryHook,
+  | 'user'
+  | 'layer'
+  | 'event'
+  | 'matcher'
+  | 'key'
+  | 'hash'
+  | 'trust'
+  | 'plugin'
+  | 'project'
+  | 'fate'
+  | 'skipReason'
+  | 'program'
+  | 'command'
+>;
 
-export interface InventoryReport {
-  commandMode: string;
-  policyRevision: number | null;
-  hooksEnabled: boolean;
-  allowManagedHooksOnly: boolean;
+/** An endpoint's stored report as the console shows it (hook-core's inventory document, read back defensively). */
+export type InventoryReport = ReadBack<
+  InventoryDocument,
+  'commandMode' | 'policyRevision' | 'hooksEnabled' | 'allowManagedHooksOnly'
+> & {
   hooks: InventoryHookRow[];
-  skippedSources: Array<{ user: string; layer: string; path: string; reason: string }>;
-  warnings: Array<{ user: string; code: string; message: string; file: string | null }>;
-}
+  skippedSources: Array<ReadBack<InventorySkipped, keyof InventorySkipped>>;
+  warnings: Array<ReadBack<InventoryWarning, keyof InventoryWarning>>;
+};
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);

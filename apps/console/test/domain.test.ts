@@ -2,7 +2,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../src/api/client';
-import { canonicalJson, type Checkpoint, checkSignature } from '../src/checkpoint';
+import { canonicalJson } from '@hookwarden/hook-core/browser';
+import { type Checkpoint, checkSignature } from '../src/checkpoint';
 import { enrollCommand, fleetState, inFleet, ringCounts, STALE_AFTER_MS } from '../src/domain';
 import { asText, fileFromBytes, fromBase64, octal, toBase64 } from '../src/files';
 

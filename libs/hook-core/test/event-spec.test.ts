@@ -10,7 +10,7 @@ import {
   eventSnake,
   eventUsesMatcher,
   normalizeTimeout,
-} from '@hookwarden/hook-core';
+} from './support/core';
 
 describe('EVENT_SPEC', () => {
   it('has exactly the spec events, with unique reference positions in the reference engine order', () => {

@@ -1,9 +1,7 @@
 // Binding a bundle to this endpoint: only bundles of the group its newest signed assignment names, never older than
 // what it already applied in that group (per-group floors: revisions count per group, so a move resets nothing).
-import type { AssignmentStatement } from '@hookwarden/hook-core';
-import { parseAssignment } from '@hookwarden/hook-core';
+import { type AssignmentStatement, BundleRejected, parseAssignment, type VerifiedBundle } from '@hookwarden/hook-core';
 import type { Credentials } from '../state/credentials';
-import { BundleRejected, type VerifiedBundle } from './verify';
 
 /** The assignment an agent acts on. Epoch 0: enrolled before assignments were signed (the enrollment's group). */
 export interface Assignment {

@@ -16,8 +16,14 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { LAYER_DIR_NAME, LAYER_READERS_DIR, LAYER_STATE_FILE, type LayerGateState } from '@hookwarden/hook-core';
-import { BundleRejected, type VerifiedBundle } from '../bundle/verify';
+import {
+  BundleRejected,
+  LAYER_DIR_NAME,
+  LAYER_READERS_DIR,
+  LAYER_STATE_FILE,
+  type LayerGateState,
+  type VerifiedBundle,
+} from '@hookwarden/hook-core';
 import {
   fsyncDir,
   lstatOrNull,

@@ -2,7 +2,6 @@
 import { boundStatusErrors, CONTRACT_VERSION } from '@hookwarden/hook-core';
 import { ApiClient, ApiHttpError } from '../client/api-client';
 import { Backoff, sleep } from '../client/backoff';
-import { verifyAssignment } from '@hookwarden/hook-core';
 import {
   type Assignment,
   assignmentDecision,
@@ -11,7 +10,13 @@ import {
   type DiskBundle,
   ForeignBundle,
 } from '../bundle/binding';
-import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
+import {
+  BundleRejected,
+  manifestDigest,
+  type VerifiedBundle,
+  verifyAssignment,
+  verifyBundle,
+} from '@hookwarden/hook-core';
 import type { LayerMeta } from '../materialize/layer';
 import { clearThrottle, log, logThrottled, truncate } from '../log';
 import { Layer, LayerBusy } from '../materialize/layer';
@@ -334,7 +339,7 @@ export class Syncer {
         // move whose assignment could not be fetched yet, the same bundle must be tried again (paced by the backoff).
         // Nor is one whose switch was only postponed (managed hooks running, a file in use on Windows).
         if (typeof manifestText === 'string' && !(err instanceof ForeignBundle) && !(err instanceof LayerBusy))
-          this.etag = digestOf(manifestText);
+          this.etag = manifestDigest(manifestText);
         const repeated = this.state.lastState === 'failed' && this.state.lastError === message;
         this.state.lastState = 'failed';
         this.state.lastError = message;

@@ -3,6 +3,7 @@ import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { isoTime, queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
+import { AUDIT_ACTION_NAMES, AUDIT_TARGET_TYPES } from './audit-actions';
 
 export const auditEntrySchema = z.object({
   seq: z.string().describe('Position in the chain (decimal string)'),
@@ -36,10 +37,10 @@ export type AuditEntryView = z.infer<typeof auditEntrySchema>;
 export class AuditEntryPageDto extends createZodDto(pageSchema(auditEntrySchema)) {}
 
 export const auditFilterSchema = z.object({
-  action: queryText(200).optional().describe('Exact action, e.g. `policy.version.create`'),
+  action: z.enum(AUDIT_ACTION_NAMES).optional().describe('Exact action, e.g. `policy.version.create`'),
   actionPrefix: queryText(200).optional().describe('Action prefix, e.g. `group.`'),
   actor: queryText(200).optional().describe('Actor id (token or endpoint id) or actor name'),
-  targetType: queryText(100).optional(),
+  targetType: z.enum(AUDIT_TARGET_TYPES).optional().describe('The kind of target the entry names'),
   targetId: queryText(200).optional(),
   from: isoTime().optional().describe('Entries at or after this time (ISO 8601, 1970..9000)'),
   to: isoTime().optional().describe('Entries before this time (ISO 8601, 1970..9000)'),

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '@hookwarden/hook-core';
 import { Prisma } from '@prisma/client';
+import type { AuditAction, AuditTargetOf } from './audit-actions';
 
 /** The hash the first entry of the chain links to. */
 export const GENESIS_HASH = 'sha256:' + '0'.repeat(64);
@@ -25,14 +26,17 @@ export interface AuditPerson {
   sessionId: string | null;
 }
 
-export interface AuditChange {
-  action: string;
-  targetType: string;
-  targetId?: string | null;
-  beforeDigest?: string | null;
-  afterDigest?: string | null;
-  details?: Prisma.InputJsonValue;
-}
+/** One change to record: an action of the table with the target type the table gives it. */
+export type AuditChange<A extends AuditAction = AuditAction> = {
+  [K in A]: {
+    action: K;
+    targetType: AuditTargetOf<K>;
+    targetId?: string | null;
+    beforeDigest?: string | null;
+    afterDigest?: string | null;
+    details?: Prisma.InputJsonValue;
+  };
+}[A];
 
 export interface AuditHashInput {
   seq: string;

@@ -1,11 +1,13 @@
 // BullMQ processor of the ingest queue: a job wakes the worker for one staged upload (hook_run_uploads), stored in
 // bulk; a periodic drain stores staged uploads no job woke it for (Redis lost, enqueue failed), from start on.
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent } from '@nestjs/bullmq';
 import { Inject, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { MetricsService } from '../metrics/metrics.service';
+import { HandlesJob, JobProcessor, JobsProcessor } from '../queues/job-handlers';
+import type { JobPayload } from '../queues/jobs';
 import { QUEUES } from '../queues/queue-names';
 import { ReleasesService } from '../releases/releases.service';
 import type { IngestWakeData } from './ingest.job';
@@ -14,8 +16,8 @@ import { IngestRepository, type IngestResult } from './ingest.repository';
 /** Staged uploads fetched per drain step. */
 const DRAIN_STEP = 50;
 
-@Processor(QUEUES.ingest)
-export class IngestProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+@JobsProcessor(QUEUES.ingest)
+export class IngestProcessor extends JobProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('IngestProcessor');
   private drainTimer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
@@ -53,9 +55,10 @@ export class IngestProcessor extends WorkerHost implements OnApplicationBootstra
   }
 
   // Stores the staged upload the job names (any error propagates so BullMQ retries; the drain retries as well).
-  async process(job: Job<IngestWakeData>): Promise<IngestResult | null> {
-    const result = await this.repository.ingestUpload(job.data.uploadId);
-    if (result) this.afterStore(result, job.data.uploadId);
+  @HandlesJob('ingest-batch')
+  async ingestBatch(data: JobPayload<'ingest-batch'>): Promise<IngestResult | null> {
+    const result = await this.repository.ingestUpload(data.uploadId);
+    if (result) this.afterStore(result, data.uploadId);
     if (result) {
       await this.metrics.addFleet('hook_run_batches_ingested');
       await this.metrics.addFleet('hook_runs_ingested', result.inserted);

@@ -7,7 +7,8 @@ import type { Queue } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ApiError } from '../common/api-error';
-import { JOBS, QUEUES } from '../queues/queue-names';
+import { addJob } from '../queues/jobs';
+import { QUEUES } from '../queues/queue-names';
 import { NdjsonBody } from './ingest.body';
 import type { IngestWakeData } from './ingest.job';
 import { encodeRows, parseUpload, type UploadBody } from './ingest.parse';
@@ -20,14 +21,6 @@ export interface UploadCaller {
   endpointId: string;
   groupId: string;
 }
-
-/** Options of the wake-up job (the staged row is the data; retries only re-wake). */
-export const WAKE_JOB_OPTIONS = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 1000 },
-  removeOnComplete: true,
-  removeOnFail: { age: 24 * 3600 },
-} as const;
 
 @Injectable()
 export class IngestService {
@@ -94,11 +87,9 @@ export class IngestService {
     const client = await withTimeout(this.queue.getBackend().client, 200).catch(() => null);
     if (!client || client.status !== 'ready') return;
     const data: IngestWakeData = { uploadId };
-    await withTimeout(
-      this.queue.add(JOBS.ingestBatch, data, { jobId: uploadId, ...WAKE_JOB_OPTIONS }),
-      ENQUEUE_TIMEOUT_MS,
-    ).catch((err: unknown) =>
-      this.logger.warn(`could not queue ingest of ${uploadId} (the drain will): ${(err as Error).message}`),
+    await withTimeout(addJob(this.queue, 'ingest-batch', data, { jobId: uploadId }), ENQUEUE_TIMEOUT_MS).catch(
+      (err: unknown) =>
+        this.logger.warn(`could not queue ingest of ${uploadId} (the drain will): ${(err as Error).message}`),
     );
   }
 

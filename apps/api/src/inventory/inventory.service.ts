@@ -19,6 +19,20 @@ import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
 import { type AckDecision, ackDecision, type AckInput, ackRequiredMessage } from './preview-ack';
 
+/** A policy version as the preview reads it: its id, structured policy and managed file paths. */
+export interface PreviewedVersion {
+  id: string;
+  policy: unknown;
+  files: string[];
+}
+
+/** The release preview answered by GET /v1/groups/{id}/release-preview. */
+export type ReleasePreviewView = ReturnType<typeof previewRelease> &
+  AckDecision & {
+    groupId: string;
+    policyVersionId: string;
+  };
+
 const offsetKey = z.object({ o: z.number().int().min(0).max(10_000_000) }).strict();
 
 // The zod issues of a refused inventory as located details (JSON path in the report).
@@ -112,13 +126,19 @@ export class InventoryService {
   }
 
   // What releasing a version to a group would change on its endpoints.
-  async preview(groupId: string, policyVersionId: string): Promise<unknown> {
+  async preview(groupId: string, policyVersionId: string): Promise<ReleasePreviewView> {
     const version = await this.repo.version(groupId, policyVersionId);
     if (!version)
       throw new ApiError(
         'not_found',
         `Policy version ${policyVersionId} is not a version of group ${groupId}'s policies`,
       );
+    return this.previewOf(groupId, { id: policyVersionId, ...version });
+  }
+
+  // The preview of a version already loaded (a release passes the one it builds its bundle from).
+  private async previewOf(groupId: string, version: PreviewedVersion): Promise<ReleasePreviewView> {
+    const policyVersionId = version.id;
     const policy = PolicyDocumentSchema.parse(version.policy);
     // Stored documents passed the full schema when accepted (accept() is the only writer): a schema-tag check is
     // enough here, so a 10,000-endpoint preview does not re-validate every hook.
@@ -145,11 +165,11 @@ export class InventoryService {
 
   // Refuses a release whose preview needs an acknowledgement it was not given (428, naming the digest to send).
   // A version that cannot suppress anything needs no preview (no inventory is read: large groups release at once).
-  async requireAck(groupId: string, policyVersionId: string, ack: string | undefined): Promise<void> {
-    const version = await this.repo.version(groupId, policyVersionId);
-    if (version && !releaseCanSuppress(PolicyDocumentSchema.parse(version.policy))) return;
-    const preview = (await this.preview(groupId, policyVersionId)) as AckInput &
-      AckDecision & { digest: string; requiresAck: boolean };
+  // `version` is the one the release was built from (loaded once by the caller, checked to belong to the group).
+  async requireAck(groupId: string, version: PreviewedVersion, ack: string | undefined): Promise<void> {
+    if (!releaseCanSuppress(PolicyDocumentSchema.parse(version.policy))) return;
+    const policyVersionId = version.id;
+    const preview = await this.previewOf(groupId, version);
     if (!preview.requiresAck || ack === preview.digest) return;
     throw new ApiError('precondition_required', ackRequiredMessage(preview, preview, groupId, policyVersionId), [
       { field: 'previewAck', path: '$.previewAck', message: `acknowledge preview ${preview.digest}` },

@@ -1,14 +1,26 @@
-// BullMQ processor of the maintenance queue; schedules its repeatable jobs when the worker starts.
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+// BullMQ processor of the maintenance queue; schedules its repeatable jobs (the job table's `repeat` rows) at start.
+import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { JOBS, QUEUES } from '../queues/queue-names';
+import { HandlesJob, JobProcessor, JobsProcessor } from '../queues/job-handlers';
+import { JOB_NAMES, JOB_TABLE, type JobOf, type JobPayload } from '../queues/jobs';
+import { QUEUES } from '../queues/queue-names';
 import { MaintenanceService } from './maintenance.service';
 
-@Processor(QUEUES.maintenance)
-export class MaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
+type MaintenanceJob = JobOf<typeof QUEUES.maintenance>;
+
+/** What each maintenance job runs, and the name its result (created or dropped partitions, counts) is returned under. */
+const MAINTENANCE_RUNS = {
+  'ensure-partitions': ['created', (m) => m.ensurePartitions()],
+  retention: ['dropped', (m) => m.applyRetention()],
+  'reconcile-chains': ['findings', (m) => m.reconcileChains()],
+  'compact-hourly-counts': ['merged', (m) => m.compactHourlyCounts()],
+} as const satisfies Record<MaintenanceJob, readonly [string, (m: MaintenanceService) => Promise<unknown>]>;
+
+@JobsProcessor(QUEUES.maintenance)
+export class MaintenanceProcessor extends JobProcessor implements OnApplicationBootstrap {
   constructor(
     private readonly maintenance: MaintenanceService,
     @InjectQueue(QUEUES.maintenance) private readonly queue: Queue,
@@ -20,28 +32,20 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
   // Upserts the repeatable schedules (idempotent across worker restarts and instances).
   async onApplicationBootstrap(): Promise<void> {
     const every = this.config.HOOK_RUN_MAINTENANCE_INTERVAL_SEC * 1000;
-    for (const name of [JOBS.ensurePartitions, JOBS.retention, JOBS.reconcileChains, JOBS.compactHourly]) {
-      await this.queue.upsertJobScheduler(
-        name,
-        { every },
-        { name, opts: { removeOnComplete: true, removeOnFail: 100 } },
-      );
+    for (const name of JOB_NAMES) {
+      const spec = JOB_TABLE[name];
+      if (spec.queue !== QUEUES.maintenance || !('repeat' in spec)) continue;
+      await this.queue.upsertJobScheduler(name, { every }, { name, opts: spec.options });
     }
   }
 
-  // Runs one maintenance job; errors propagate so BullMQ records the failure.
-  async process(job: Job): Promise<unknown> {
-    switch (job.name) {
-      case JOBS.ensurePartitions:
-        return { created: await this.maintenance.ensurePartitions() };
-      case JOBS.retention:
-        return { dropped: await this.maintenance.applyRetention() };
-      case JOBS.reconcileChains:
-        return { findings: await this.maintenance.reconcileChains() };
-      case JOBS.compactHourly:
-        return { merged: await this.maintenance.compactHourlyCounts() };
-      default:
-        throw new Error(`unknown maintenance job ${job.name}`);
-    }
+  // Runs one maintenance job (its row of MAINTENANCE_RUNS); errors propagate so BullMQ records the failure.
+  @HandlesJob('ensure-partitions')
+  @HandlesJob('retention')
+  @HandlesJob('reconcile-chains')
+  @HandlesJob('compact-hourly-counts')
+  async run(_data: JobPayload<MaintenanceJob>, job: Job): Promise<Record<string, unknown>> {
+    const [key, run] = MAINTENANCE_RUNS[job.name as MaintenanceJob];
+    return { [key]: await run(this.maintenance) };
   }
 }

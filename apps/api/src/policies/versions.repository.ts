@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Prisma } from '@prisma/client';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
-import type { PreparedVersion } from './version-content';
+import type { ApiPreparedVersion } from './version-content';
 
 const FILE_META = { path: true, sha256: true, size: true, mode: true } as const;
 
@@ -32,7 +32,7 @@ export class VersionsRepository {
   // serialized per policy by a row lock, with its audit entry.
   async create(
     policyId: string,
-    content: PreparedVersion,
+    content: ApiPreparedVersion,
     base: BaseRef,
     author: { id: string | null; name: string },
     message: string,

@@ -5,7 +5,7 @@ import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { decodeCursor, type Page, toPage } from '../common/pagination';
 import { z } from 'zod';
-import { diffAsText, diffVersions } from './version-diff';
+import { diffContent } from '@hookwarden/hook-core';
 import { prepareVersion } from './version-content';
 import type {
   CreateVersionInput,
@@ -176,14 +176,10 @@ export class VersionsService {
     ]);
     if (!va) throw versionNotFound(policyId, a);
     if (!vb) throw versionNotFound(policyId, b);
-    const side = (v: VersionWithContent) => ({
-      number: v.number,
-      digest: v.digest,
-      toml: v.canonicalToml,
-      files: v.files,
-    });
-    const view = diffVersions(policyId, side(va), side(vb), context);
-    return format === 'text' ? diffAsText(view) : view;
+    const side = (v: VersionWithContent) => ({ toml: v.canonicalToml, files: v.files });
+    const diff = diffContent(side(va), side(vb), { fromLabel: `v${a}`, toLabel: `v${b}`, context });
+    if (format === 'text') return diff.text;
+    return { policyId, from: a, to: b, fromDigest: va.digest, toDigest: vb.digest, toml: diff.toml, files: diff.files };
   }
 }
 

@@ -1,4 +1,4 @@
-// Every BullMQ queue and job name, in one place.
+// Every BullMQ queue name, in one place (the jobs on each are in jobs.ts).
 export const QUEUES = {
   /** Staged rollout ring advances (delayed jobs) and gate checks after hook runs arrive. */
   rollout: 'rollout',
@@ -6,16 +6,6 @@ export const QUEUES = {
   ingest: 'hook-run-ingest',
   /** Partition creation, retention, chain reconciliation and rollup compaction (repeatable jobs). */
   maintenance: 'maintenance',
-} as const;
-
-export const JOBS = {
-  advanceRing: 'advance-ring',
-  checkGate: 'check-gate',
-  ingestBatch: 'ingest-batch',
-  ensurePartitions: 'ensure-partitions',
-  retention: 'retention',
-  reconcileChains: 'reconcile-chains',
-  compactHourly: 'compact-hourly-counts',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

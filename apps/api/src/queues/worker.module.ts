@@ -1,14 +1,17 @@
-// BullMQ processors, registered only in the worker process.
+// BullMQ processors, registered only in the worker process; the worker refuses to start unless they handle every job
+// of the job table exactly once.
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { IngestModule } from '../ingest/ingest.module';
 import { IngestProcessor } from '../ingest/ingest.processor';
 import { MaintenanceModule } from '../maintenance/maintenance.module';
 import { MaintenanceProcessor } from '../maintenance/maintenance.processor';
 import { ReleasesModule } from '../releases/releases.module';
 import { RolloutProcessor } from '../releases/rollout.processor';
+import { JobHandlersCheck } from './job-handlers.check';
 
 @Module({
-  imports: [ReleasesModule, IngestModule, MaintenanceModule],
-  providers: [RolloutProcessor, IngestProcessor, MaintenanceProcessor],
+  imports: [ReleasesModule, IngestModule, MaintenanceModule, DiscoveryModule],
+  providers: [RolloutProcessor, IngestProcessor, MaintenanceProcessor, JobHandlersCheck],
 })
 export class WorkerModule {}

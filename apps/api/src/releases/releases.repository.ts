@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, type Release } from '@prisma/client';
 import type { SignedBundle } from '@hookwarden/hook-core';
+import type { ReleaseAuditAction } from '../audit-log/audit-actions';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
 import type { EndpointRuns } from './hook-gate';
@@ -58,7 +59,7 @@ export class ReleasesRepository {
     input: NewRelease,
     build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
-    action = 'release.create',
+    action: ReleaseAuditAction = 'release.create',
     extraDetails: Prisma.InputJsonObject = {},
   ): Promise<{ release: ReleaseRow; superseded: string[] }> {
     return this.prisma.$transaction(async (tx) => this.createIn(tx, input, build, ctx, action, extraDetails));
@@ -70,7 +71,7 @@ export class ReleasesRepository {
     input: NewRelease,
     build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
-    action: string,
+    action: ReleaseAuditAction,
     extraDetails: Prisma.InputJsonObject,
   ): Promise<{ release: ReleaseRow; superseded: string[] }> {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext(${input.groupId}))`;
@@ -174,7 +175,7 @@ export class ReleasesRepository {
     guard: { status: string[]; currentRing?: number },
     data: Prisma.ReleaseUpdateInput,
     ctx: AuditContext,
-    change: { action: string; details?: Prisma.InputJsonObject },
+    change: { action: ReleaseAuditAction; details?: Prisma.InputJsonObject },
   ): Promise<ReleaseRow | null> {
     return this.prisma.$transaction(async (tx) => {
       const updated = await tx.release.updateMany({

@@ -3,10 +3,12 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Release } from '@prisma/client';
 import type { Queue } from 'bullmq';
+import type { ReleaseAuditAction } from '../audit-log/audit-actions';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
-import { InventoryService } from '../inventory/inventory.service';
-import { JOBS, QUEUES } from '../queues/queue-names';
+import { InventoryService, type PreviewedVersion } from '../inventory/inventory.service';
+import { addJob, type JobPayload } from '../queues/jobs';
+import { QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
 import { buildManifest, checkBundleText, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
 import { BundleEventsService } from './bundle-events.service';
@@ -33,14 +35,11 @@ import {
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
 export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout', role: 'system' };
 
-export interface AdvanceJob {
-  releaseId: string;
-  ring: number;
-}
+/** The data of a ring advance job (the job table's schema). */
+export type AdvanceJob = JobPayload<'advance-ring'>;
 
-export interface GateCheckJob {
-  groupId: string;
-}
+/** The data of a gate check job (the job table's schema). */
+export type GateCheckJob = JobPayload<'check-gate'>;
 
 /** Runs an endpoint must have recorded on the revision before its failure rate counts for the gate (unless set). */
 export const DEFAULT_MIN_HOOK_RUNS = 20;
@@ -106,8 +105,12 @@ export class ReleasesService {
     private readonly inventory: InventoryService,
   ) {}
 
-  // Returns a function that builds and signs the group's bundle of a policy version for a given revision.
-  private async bundleBuilder(groupId: string, policyVersionId: string): Promise<(revision: number) => IssuedBundle> {
+  // Loads a policy version of the group (once) and returns it as the preview reads it, with a function that builds
+  // and signs the group's bundle of it for a given revision.
+  private async bundleBuilder(
+    groupId: string,
+    policyVersionId: string,
+  ): Promise<{ build: (revision: number) => IssuedBundle; version: PreviewedVersion }> {
     await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
     if (!group) throw new ApiError('not_found', `Group ${groupId} not found`);
@@ -135,7 +138,7 @@ export class ReleasesService {
         problems.map((p) => ({ path: '$.policyVersionId', message: p.message, code: p.code })),
       );
     }
-    return (revision) => {
+    const build = (revision: number): IssuedBundle => {
       const manifest = buildManifest({
         group,
         policyId: version.policyId,
@@ -150,12 +153,13 @@ export class ReleasesService {
       const { keyId, signature } = this.signing.sign(Buffer.from(text, 'utf8'));
       return { manifest: text, signature, keyId, digest: manifestDigest(text) };
     };
+    return { build, version: { id: version.id, policy: version.structured, files: version.files.map((f) => f.path) } };
   }
 
   // Creates a release (immediate or staged), wakes the group's waiting agents and schedules the first ring advance.
   async create(groupId: string, input: CreateReleaseInput, ctx: AuditContext): Promise<ReleaseView> {
-    const build = await this.bundleBuilder(groupId, input.policyVersionId);
-    await this.inventory.requireAck(groupId, input.policyVersionId, input.previewAck);
+    const { build, version } = await this.bundleBuilder(groupId, input.policyVersionId);
+    await this.inventory.requireAck(groupId, version, input.previewAck);
     const data: NewRelease = {
       groupId,
       policyVersionId: input.policyVersionId,
@@ -200,18 +204,18 @@ export class ReleasesService {
   // Enqueues the delayed job that advances the release past its current ring.
   private async scheduleAdvance(release: Pick<Release, 'id' | 'currentRing' | 'ringIntervalSec'>): Promise<void> {
     const job: AdvanceJob = { releaseId: release.id, ring: release.currentRing };
-    await this.rolloutQueue.add(JOBS.advanceRing, job, {
+    await addJob(this.rolloutQueue, 'advance-ring', job, {
       delay: release.ringIntervalSec * 1000,
       jobId: `adv_${release.id}_${release.currentRing}_${Date.now()}`,
-      removeOnComplete: true,
-      removeOnFail: 100,
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
     });
   }
 
   // Moves the release to its next ring (completing it at the last one), audited; null if it was not in that ring.
-  private async advanceFrom(release: ReleaseRow, ctx: AuditContext, action: string): Promise<ReleaseRow | null> {
+  private async advanceFrom(
+    release: ReleaseRow,
+    ctx: AuditContext,
+    action: ReleaseAuditAction,
+  ): Promise<ReleaseRow | null> {
     const rings = release.rings as number[];
     const next = release.currentRing + 1;
     const completes = next >= rings.length - 1;
@@ -325,13 +329,9 @@ export class ReleasesService {
   async scheduleGateCheck(groupId: string): Promise<void> {
     const second = Math.floor(Date.now() / 1000);
     const job: GateCheckJob = { groupId };
-    await this.rolloutQueue.add(JOBS.checkGate, job, {
+    await addJob(this.rolloutQueue, 'check-gate', job, {
       delay: GATE_CHECK_DELAY_MS,
       jobId: `gate_${groupId}_${second}`,
-      removeOnComplete: true,
-      removeOnFail: 100,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 1000 },
     });
   }
 
@@ -386,7 +386,7 @@ export class ReleasesService {
     let rollbackBuild: ((revision: number) => IssuedBundle) | null = null;
     if (release.previousReleaseId) {
       const prev = await this.repo.get(release.previousReleaseId);
-      if (prev) rollbackBuild = await this.bundleBuilder(release.groupId, prev.policyVersionId);
+      if (prev) rollbackBuild = (await this.bundleBuilder(release.groupId, prev.policyVersionId)).build;
     }
     const result = await this.repo.abort(
       id,

@@ -1,33 +1,39 @@
 // BullMQ processor of ring advances and gate checks (registered only in the worker module).
-import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
-import type { Job } from 'bullmq';
-import { JOBS, QUEUES } from '../queues/queue-names';
-import { type AdvanceJob, type GateCheckJob, ReleasesService } from './releases.service';
+import { HandlesJob, JobProcessor, JobsProcessor } from '../queues/job-handlers';
+import type { JobPayload } from '../queues/jobs';
+import { QUEUES } from '../queues/queue-names';
+import { ReleasesService } from './releases.service';
 
-@Processor(QUEUES.rollout)
-export class RolloutProcessor extends WorkerHost {
+@JobsProcessor(QUEUES.rollout)
+export class RolloutProcessor extends JobProcessor {
   private readonly logger = new Logger('RolloutProcessor');
 
   constructor(private readonly releases: ReleasesService) {
     super();
   }
 
-  // Runs one advance or gate-check job; errors are rethrown so BullMQ retries and records them.
-  async process(job: Job<AdvanceJob | GateCheckJob>): Promise<string> {
+  // Gates, then advances the release past the job's ring; errors are rethrown so BullMQ retries and records them.
+  @HandlesJob('advance-ring')
+  async advanceRing(data: JobPayload<'advance-ring'>): Promise<string> {
     try {
-      if (job.name === JOBS.advanceRing) {
-        const data = job.data as AdvanceJob;
-        const outcome = await this.releases.advanceFromJob(data);
-        this.logger.log({ ...data, outcome }, 'ring advance job');
-        return outcome;
-      }
-      if (job.name === JOBS.checkGate)
-        return await this.releases.checkGateAfterHookRuns((job.data as GateCheckJob).groupId);
+      const outcome = await this.releases.advanceFromJob(data);
+      this.logger.log({ ...data, outcome }, 'ring advance job');
+      return outcome;
     } catch (err) {
-      this.logger.error({ err, job: job.name, ...job.data }, 'rollout job failed');
+      this.logger.error({ err, job: 'advance-ring', ...data }, 'rollout job failed');
       throw err;
     }
-    throw new Error(`unknown job ${job.name} on ${QUEUES.rollout}`);
+  }
+
+  // Runs the gate of the group's rolling release after hook runs arrived.
+  @HandlesJob('check-gate')
+  async checkGate(data: JobPayload<'check-gate'>): Promise<string> {
+    try {
+      return await this.releases.checkGateAfterHookRuns(data.groupId);
+    } catch (err) {
+      this.logger.error({ err, job: 'check-gate', ...data }, 'rollout job failed');
+      throw err;
+    }
   }
 }

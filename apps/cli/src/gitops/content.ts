@@ -1,14 +1,11 @@
-// Version content as the API computes it, offline: hook-core validation (parsePolicyToml + lintPolicy, the same
-// validator the API and the agent use), the canonical TOML and the content digest.
+// Version content as the API computes it, offline: hook-core's prepareVersion (the one implementation the API uses),
+// its diagnostics named by the directory's files.
 import {
   type ConfigDiagnostic,
-  lintPolicy,
   MAX_BUNDLE_FILE_BYTES,
   MAX_BUNDLE_FILES,
   MAX_REQUIREMENTS_BYTES,
-  parsePolicyToml,
-  renderPolicyToml,
-  versionDigest,
+  prepareVersion,
 } from '@hookwarden/hook-core';
 import type { Problem } from '../cli/errors';
 
@@ -40,8 +37,7 @@ export interface LocalVersion {
 export type Prepared = { ok: true; version: LocalVersion } | { ok: false; problems: Problem[] };
 
 /** The digest and file hash are hook-core's (the formula the API stores). */
-export { fileSha256 as sha256Hex } from '@hookwarden/hook-core';
-export { versionDigest };
+export { fileSha256 as sha256Hex, versionDigest } from '@hookwarden/hook-core';
 
 // A hook-core diagnostic as a problem: in the managed file it names (`$.files[i]…`), else in `file`.
 function problemOf(d: ConfigDiagnostic, file: string, fileOf: (index: number) => string | undefined): Problem {
@@ -57,55 +53,27 @@ function problemOf(d: ConfigDiagnostic, file: string, fileOf: (index: number) =>
   };
 }
 
-// Validates requirements.toml text plus managed files exactly as the API will (hook-core's parser, lint and bundle
-// content rules: paths, modes, sizes, counts), and computes the version's canonical TOML and digest. `tomlFile` and
-// `fileLabel` name the sources in problems.
+// Validates requirements.toml text plus managed files exactly as the API will (hook-core's prepareVersion: size,
+// parser, lint and the bundle content rules), and computes the canonical TOML and digest. `tomlFile` and `fileLabel`
+// name the sources in problems.
 export function prepareLocalVersion(
   tomlText: string,
   files: ContentFile[],
   tomlFile: string,
   fileLabel: (path: string) => string = (p) => p,
 ): Prepared {
-  // Bounded work before parsing; the content rules below check the same limit for the record.
-  if (Buffer.byteLength(tomlText, 'utf8') > MAX_REQUIREMENTS_BYTES) {
-    return {
-      ok: false,
-      problems: [{ file: tomlFile, message: `larger than ${MAX_REQUIREMENTS_BYTES} bytes`, code: 'too_large' }],
-    };
-  }
   const fileOf = (i: number): string | undefined => (files[i] ? fileLabel(files[i].path) : undefined);
-  const problems: Problem[] = [];
-  let parsed;
-  try {
-    parsed = parsePolicyToml(tomlText, tomlFile);
-  } catch (err) {
-    return {
-      ok: false,
-      problems: [...problems, { file: tomlFile, message: `cannot process: ${(err as Error).message}` }],
-    };
-  }
-  if (!parsed.ok) {
-    return {
-      ok: false,
-      problems: [
-        ...problems,
-        ...parsed.diagnostics.filter((d) => d.severity === 'error').map((d) => problemOf(d, tomlFile, fileOf)),
-      ],
-    };
-  }
-  const lint = lintPolicy(
-    parsed.policy,
-    files.map((f) => ({ path: f.path, mode: f.mode, size: f.content.length })),
-    { sourceText: tomlText, file: tomlFile },
-  );
-  problems.push(...lint.errors.map((d) => problemOf(d, tomlFile, fileOf)));
-  if (problems.length > 0) return { ok: false, problems };
-  const canonicalToml = renderPolicyToml(parsed.policy);
-  const warnings = [...parsed.diagnostics.filter((d) => d.severity === 'warning'), ...lint.warnings].map((d) =>
-    problemOf(d, tomlFile, fileOf),
-  );
+  const prepared = prepareVersion({ toml: tomlText, files }, { file: tomlFile });
+  if (!prepared.ok) return { ok: false, problems: prepared.errors.map((d) => problemOf(d, tomlFile, fileOf)) };
+  const { toml, digest, warnings } = prepared.version;
   return {
     ok: true,
-    version: { sourceText: tomlText, canonicalToml, files, digest: versionDigest(canonicalToml, files), warnings },
+    version: {
+      sourceText: tomlText,
+      canonicalToml: toml,
+      files,
+      digest,
+      warnings: warnings.map((d) => problemOf(d, tomlFile, fileOf)),
+    },
   };
 }

@@ -4415,7 +4415,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Exact action, e.g. `policy.version.create` */
-                action?: string;
+                action?: "group.create" | "group.update" | "group.delete" | "group.audit_settings.update" | "policy.create" | "policy.update" | "policy.move" | "policy.delete" | "policy.version.create" | "release.create" | "release.advance" | "release.pause" | "release.auto_pause" | "release.resume" | "release.abort" | "endpoint.enroll" | "endpoint.reenroll" | "endpoint.revoke" | "endpoint.move" | "endpoint.approve" | "endpoint.reject" | "endpoint.readmit" | "endpoint.retire" | "enrollment_secret.create" | "enrollment_secret.revoke" | "signing_key.create" | "signing_key.activate" | "signing_key.retire" | "token.create" | "token.create_personal" | "token.bootstrap" | "token.revoke" | "session.create" | "session.refuse" | "session.role_change" | "session.revoke" | "inventory.deny_hash" | "inventory.undeny_hash" | "hook_runs.partition.drop";
                 /** @description Action prefix, e.g. `group.` */
                 actionPrefix?: string;
                 /** @description Actor id (token or endpoint id) or actor name */
@@ -4429,7 +4429,8 @@ export interface operations {
                 /** @description Page size (1–200, default 50) */
                 limit?: number;
                 targetId?: string;
-                targetType?: string;
+                /** @description The kind of target the entry names */
+                targetType?: "group" | "policy" | "release" | "endpoint" | "enrollment_secret" | "signing_key" | "token" | "session" | "hook_hash" | "hook_runs_partition";
                 /** @description Entries before this time (ISO 8601, 1970..9000) */
                 to?: string;
             };

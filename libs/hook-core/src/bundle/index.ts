@@ -55,3 +55,4 @@ export {
   type ManagedPlatform,
 } from './content';
 export { fileSha256, versionDigest, type DigestFile } from './version-digest';
+export { BundleRejected, managedDirOf, verifyBundle, type VerifiedBundle, type VerifiedFile } from './verify';

@@ -10,8 +10,8 @@ import { compileRedactions, REDACT_MARGIN_BYTES, redactText } from '../record/ca
 import type { LinearRegex } from '../match/regex';
 import { sha256Hex } from '../record/canonical';
 import type { DiscoveredHook, Discovery } from '../types';
+import type { InventoryCommandMode } from './vocabulary';
 import {
-  type InventoryCommandMode,
   type InventoryDocument,
   type InventoryHook,
   MAX_INVENTORY_HOOKS,

@@ -1,7 +1,6 @@
 // Hook inventory: the report schema, collection on the endpoint, and the release impact preview.
+export { INVENTORY_COMMAND_MODES, type InventoryCommandMode } from './vocabulary';
 export {
-  INVENTORY_COMMAND_MODES,
-  type InventoryCommandMode,
   inventoryDocumentSchema,
   type InventoryDocument,
   inventoryHookSchema,

@@ -2,10 +2,7 @@
 // preview). Bounded: at most MAX_INVENTORY_HOOKS hooks, every string capped.
 import { z } from 'zod';
 import { HOOK_EVENTS } from '../types';
-
-/** What an inventory says about commands (the group's capture settings choose). */
-export const INVENTORY_COMMAND_MODES = ['verbatim', 'program', 'hash', 'none'] as const;
-export type InventoryCommandMode = (typeof INVENTORY_COMMAND_MODES)[number];
+import { INVENTORY_COMMAND_MODES, INVENTORY_LAYERS, INVENTORY_TRUST } from './vocabulary';
 
 export const MAX_INVENTORY_HOOKS = 5000;
 export const MAX_INVENTORY_SKIPPED = 2000;
@@ -14,18 +11,16 @@ export const MAX_INVENTORY_WARNINGS = 500;
 export const MAX_INVENTORY_BYTES = 8 * 1024 * 1024;
 
 const text = (max: number) => z.string().max(max);
-const LAYERS = ['system', 'user', 'project', 'session', 'plugin', 'managed'] as const;
-const TRUST = ['managed', 'trusted', 'modified', 'untrusted', 'disabled'] as const;
 
 /** One discovered hook as inventoried. */
 export const inventoryHookSchema = z.object({
   user: text(256).describe('OS user whose ZeroTwo home holds the hook (empty for machine-wide layers)'),
-  layer: z.enum(LAYERS),
+  layer: z.enum(INVENTORY_LAYERS),
   event: z.enum(HOOK_EVENTS),
   matcher: text(2000).nullable(),
   key: text(4096),
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-  trust: z.enum(TRUST),
+  trust: z.enum(INVENTORY_TRUST),
   managed: z.boolean(),
   plugin: text(256).nullable(),
   /** Project root for project-layer hooks. */
@@ -47,10 +42,11 @@ export type InventoryHook = z.infer<typeof inventoryHookSchema>;
 
 export const inventorySkippedSchema = z.object({
   user: text(256),
-  layer: z.enum(LAYERS),
+  layer: z.enum(INVENTORY_LAYERS),
   path: text(4096),
   reason: text(1000),
 });
+export type InventorySkipped = z.infer<typeof inventorySkippedSchema>;
 
 export const inventoryWarningSchema = z.object({
   user: text(256),
@@ -58,6 +54,7 @@ export const inventoryWarningSchema = z.object({
   message: text(2000),
   file: text(4096).nullable(),
 });
+export type InventoryWarning = z.infer<typeof inventoryWarningSchema>;
 
 /** The whole inventory of one endpoint. */
 export const inventoryDocumentSchema = z.object({

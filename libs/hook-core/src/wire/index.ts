@@ -1,5 +1,5 @@
 // Public API of the API↔agent wire contract: the error body and the status-report limits.
-export { errorBodySchema, errorDetailSchema, parseErrorBody, type ErrorBody, type ErrorDetail } from './error-body';
+export { parseErrorBody, type ErrorBody } from './error-body';
 export {
   boundStatusErrors,
   boundStatusFiles,

@@ -7,7 +7,7 @@ import {
   MAX_FILE_PATH_BYTES,
   parsePolicyToml,
   type ContentFile,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 
 const file = (path: string, mode = 0o755, size = 1): ContentFile => ({ path, mode, size });
 const codesFor = (files: ContentFile[], managedDir: unknown = '/opt/hw/hooks'): string[] =>

@@ -18,7 +18,7 @@ import {
   verifyAssignment,
   STATUS_MAX_ERROR_CHARS,
   STATUS_MAX_ERRORS,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 
 describe('bundle manifest', () => {
   const manifest = buildManifest({

@@ -3,7 +3,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runRecordSchema, sha256Hex } from '@hookwarden/hook-core';
+import { runRecordSchema, sha256Hex } from '../support/core';
 import { EXIT, runCli, type CliIo } from '@hookwarden/hook-core/cli';
 import { emit, tmp } from '../engine/support';
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverHooks, resolveLocations, type DiscoverOptions } from '@hookwarden/hook-core';
+import { discoverHooks, resolveLocations, type DiscoverOptions } from '../support/core';
 
 // A fresh tree: user, system, requirements and a git repo, all under one temp root.
 function tree(): { root: string; user: string; system: string; req: string; repo: string; opts: DiscoverOptions } {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverHooks, holdManagedLayer, managedLayerProblem } from '@hookwarden/hook-core';
+import { discoverHooks, holdManagedLayer, managedLayerProblem } from '../support/core';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 const REQ =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfigTomlText, loadHooksJsonText, validateMatcher } from '@hookwarden/hook-core';
+import { loadConfigTomlText, loadHooksJsonText, validateMatcher } from '../support/core';
 
 const F = '/u/hooks.json';
 // Loads a hooks.json from an object and returns (event, group index, handler index, handler) rows plus diagnostics.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { lintPolicy, lintText, loadConfigTomlText, loadHooksJsonText, parsePolicyToml } from '@hookwarden/hook-core';
+import { lintPolicy, lintText, loadConfigTomlText, loadHooksJsonText, parsePolicyToml } from '../support/core';
 import { HAS_SHARED, SPEC_FILE } from '../../../../test/support/shared';
 
 // The spec's own examples, cut out of the spec text.

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverHooks, dispatch, explain, HOOK_EVENTS, type SpawnFn } from '@hookwarden/hook-core';
+import { discoverHooks, dispatch, explain, HOOK_EVENTS, type SpawnFn } from '../support/core';
 import { tmp } from './support';
 import { CORPUS_DIR, HAS_SHARED } from '../../../../test/support/shared';
 

@@ -1,7 +1,7 @@
 // Conformance: output semantics of every other event, with real hook scripts.
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { dispatch, type HookEvent } from '@hookwarden/hook-core';
+import { dispatch, type HookEvent } from '../support/core';
 import { discovery, emit, hook } from './support';
 
 const base = { session_id: 's', turn_id: 't', cwd: tmpdir(), model: 'm' };

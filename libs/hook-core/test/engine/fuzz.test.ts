@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverHooks, dispatch, explain, type DiscoverOptions } from '@hookwarden/hook-core';
+import { discoverHooks, dispatch, explain, type DiscoverOptions } from '../support/core';
 import { runCli, type CliIo } from '@hookwarden/hook-core/cli';
 import { emit, fx, tmp } from './support';
 

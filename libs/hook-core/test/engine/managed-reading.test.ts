@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { managedLayerRefusal, readManagedRequirements, runRecordSchema } from '@hookwarden/hook-core';
+import { managedLayerRefusal, readManagedRequirements, runRecordSchema } from '../support/core';
 import { tmp } from './support';
 
 const BIN = resolve(__dirname, '../../bin/zerotwo-hooks.cjs');

@@ -1,6 +1,6 @@
 // Conformance: PreToolUse output semantics, with real hook scripts.
 import { describe, expect, it } from 'vitest';
-import { dispatch } from '@hookwarden/hook-core';
+import { dispatch } from '../support/core';
 import { bashInput, discovery, emit, hook } from './support';
 
 const deny = (reason?: string): unknown => ({

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverHooks, dispatch, MemorySink, sha256Hex } from '@hookwarden/hook-core';
+import { discoverHooks, dispatch, MemorySink, sha256Hex } from '../support/core';
 import { discovery, emit, hook } from './support';
 
 const input = (command: string): Record<string, unknown> => ({

@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverHooks, dispatch } from '@hookwarden/hook-core';
+import { discoverHooks, dispatch } from '../support/core';
 import { emit, fx, tmp } from './support';
 
 /** Discovery over a user hooks.json (and an optional requirements.toml), trust bypassed. */

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dispatch, explain, MemorySink } from '@hookwarden/hook-core';
+import { dispatch, explain, MemorySink } from '../support/core';
 import { bashInput, discovery, emit, fx, hook, tmp } from './support';
 
 describe('running', () => {

@@ -2,7 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DiscoveredHook, Discovery, HookEvent } from '@hookwarden/hook-core';
+import type { DiscoveredHook, Discovery, HookEvent } from '../support/core';
 
 export const FIXTURES = join(__dirname, '..', 'fixtures');
 /** Absolute path of a fixture script. */

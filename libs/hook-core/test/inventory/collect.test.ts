@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectInventory, inventoryDocumentSchema } from '@hookwarden/hook-core';
+import { collectInventory, inventoryDocumentSchema } from '../support/core';
 import { tmp } from '../engine/support';
 
 /** A home whose user hooks.json has one command carrying a secret. */

@@ -7,7 +7,7 @@ import {
   releaseCanSuppress,
   type InventoryDocument,
   type InventoryHook,
-} from '../../src';
+} from '../support/core';
 
 const hook = (layer: InventoryHook['layer'], key: string, fate: 'run' | 'skipped' = 'run'): InventoryHook => ({
   user: 'alice',

@@ -6,7 +6,7 @@ import {
   matcherMatches,
   matcherSubject,
   validateMatcher,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 
 const bash = matcherSubject('PreToolUse', { tool_name: 'Bash' });
 const fires = (m: string | undefined, subject = bash): boolean | Error => matcherMatches(m, subject);

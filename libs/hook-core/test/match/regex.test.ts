@@ -1,6 +1,6 @@
 // The engine's one regex compiler: RE2 syntax, linear time, shared by validation, matching and redaction.
 import { describe, expect, it } from 'vitest';
-import { compileLinearRegex, compileMatcher, regexError, validateMatcher } from '@hookwarden/hook-core';
+import { compileLinearRegex, compileMatcher, regexError, validateMatcher } from '../support/core';
 
 describe('compileLinearRegex', () => {
   it('accepts the RE2/Rust syntax matchers use and rejects what the reference engine rejects', () => {

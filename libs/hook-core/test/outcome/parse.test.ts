@@ -1,6 +1,6 @@
 // parseRun edge cases that do not need a process (signals, spawn errors, non-object JSON, types).
 import { describe, expect, it } from 'vitest';
-import { aggregate, parseRun, type RunResult } from '@hookwarden/hook-core';
+import { aggregate, parseRun, type RunResult } from '../support/core';
 
 const result = (over: Partial<RunResult>): RunResult => ({
   startedAt: 0,

@@ -8,7 +8,7 @@ import {
   parsePolicyToml,
   requiredContract,
   type PolicyDocument,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 
 // A parsed requirements.toml.
 function policy(text: string): PolicyDocument {

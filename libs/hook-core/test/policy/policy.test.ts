@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { lintPolicy, parsePolicyToml, renderPolicyToml, validatePolicyObject } from '@hookwarden/hook-core';
+import { lintPolicy, parsePolicyToml, renderPolicyToml, validatePolicyObject } from '../support/core';
 import { CORPUS_DIR, HAS_SHARED } from '../../../../test/support/shared';
 
 const CORPUS = CORPUS_DIR;

@@ -1,7 +1,7 @@
 // Non-hook sections come back unchanged from the canonical rendering: floats stay floats, integers integers, dates dates.
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { findTomlComment, parsePolicyToml, renderPolicyToml } from '@hookwarden/hook-core';
+import { findTomlComment, parsePolicyToml, renderPolicyToml } from '../support/core';
 
 // Parses with integers as bigint, so a float and an integer of the same value differ.
 const typed = (text: string): unknown => parse(text, { integersAsBigInt: true });

@@ -6,7 +6,7 @@ import {
   DEFAULT_REDACTIONS,
   redactExcerpt,
   redactPatternError,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 
 const defaults = compileRedactions({ redactPatterns: [], useDefaultRedact: true });
 

@@ -11,7 +11,7 @@ import {
   SpoolSink,
   type CaptureSettings,
   type RunRecordDraft,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 import { writeSpoolState } from '../../src/record/spool';
 import { bashInput, discovery, emit, hook, tmp } from '../engine/support';
 

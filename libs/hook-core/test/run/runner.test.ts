@@ -2,7 +2,7 @@ import { existsSync, readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pluginEnv, runCommand, shellInvocation, substitutePluginVars } from '@hookwarden/hook-core';
+import { pluginEnv, runCommand, shellInvocation, substitutePluginVars } from '../support/core';
 import { descendantsOf, parseProcessTable } from '../../src/run/runner';
 
 const fx = (name: string): string => join(__dirname, '..', 'fixtures', name);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approxTokens, sanitizeSessionId, spillIfNeeded } from '@hookwarden/hook-core';
+import { approxTokens, sanitizeSessionId, spillIfNeeded } from '../support/core';
 
 /** 40,000 characters in 42-character lines (like the reference case ss_large_plain_40k). */
 function big(n = 40_000): string {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { disableHook, discoverHooks, enableHook, trustAll, trustHook, trustProject } from '@hookwarden/hook-core';
+import { disableHook, discoverHooks, enableHook, trustAll, trustHook, trustProject } from '../support/core';
 import { CORPUS_DIR, HAS_SHARED } from '../../../../test/support/shared';
 
 const CORPUS_STATE = join(CORPUS_DIR, '012-kuhrt-dotfiles-config-hooks-state.toml');

@@ -15,7 +15,7 @@ import {
   REFERENCE_WARNING_CODES,
   type HandlerConfig,
   type HookEvent,
-} from '@hookwarden/hook-core';
+} from '../support/core';
 import { HAS_SHARED, TRUST_VECTORS_FILE } from '../../../../test/support/shared';
 
 interface Vector {

@@ -2,7 +2,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { discoverHooks, lintFile, type LintKind } from '@hookwarden/hook-core';
+import { discoverHooks, lintFile, type LintKind } from '../../support/core';
 import { CORPUS_DIR } from '../../../../../test/support/shared';
 
 export const CORPUS = CORPUS_DIR;

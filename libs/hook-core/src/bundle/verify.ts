@@ -1,22 +1,24 @@
-// Verifies a bundle before anything is written: signature by a trusted key, no replay, hashes, sizes, safe paths, and
-// requirements.toml as this machine's engine reads it.
-import { createHash, createPublicKey, verify } from 'node:crypto';
+// Verifies a signed bundle before anything is written: signature by a trusted key, no replay, hashes, sizes, the
+// content rules, and requirements.toml as this machine's engine reads it. One implementation: the agent verifies
+// with it, the tests of the API's bundles too.
 import { parse as parseToml } from 'smol-toml';
+import { formatPath } from '../config/diagnostics';
+import { managedLayerRefusal } from '../config/managed';
+import { CONTRACT_VERSION } from '../policy/contract';
+import { HOOK_CORE_VERSION } from '../version';
+import { verifySignedText } from './assignment';
+import { fileSha256 as sha256 } from './version-digest';
+import { checkBundleContent, type ContentProblem } from './content';
+import type { TrustedKey } from './key-list';
 import {
   type BundleManifest,
   bundleManifestSchema,
-  checkBundleContent,
-  type ContentProblem,
-  CONTRACT_VERSION,
-  HOOK_CORE_VERSION,
-  managedLayerRefusal,
-  formatPath,
   manifestDigest,
   type SignedBundle,
   signedBundleSchema,
-  type TrustedKey,
-} from '@hookwarden/hook-core';
+} from './manifest';
 
+/** A managed file of a verified bundle, decoded. */
 export interface VerifiedFile {
   path: string;
   sha256: string;
@@ -24,6 +26,7 @@ export interface VerifiedFile {
   content: Buffer;
 }
 
+/** A bundle that passed every check, with its decoded content. */
 export interface VerifiedBundle {
   raw: SignedBundle;
   manifest: BundleManifest;
@@ -45,11 +48,6 @@ export class BundleRejected extends Error {
     this.name = 'BundleRejected';
   }
 }
-
-const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
-
-// The bundle digest (same as the server's ETag): sha256 of the manifest text.
-export const digestOf = manifestDigest;
 
 type HooksTable = { managed_dir?: unknown; windows_managed_dir?: unknown } | undefined;
 
@@ -78,7 +76,7 @@ function describeProblems(problems: ContentProblem[]): string {
 // Checks everything that can be checked without the disk; throws BundleRejected naming the problem.
 export function verifyBundle(
   input: unknown,
-  trusted: TrustedKey[],
+  trusted: readonly TrustedKey[],
   appliedRevision: number | null,
   appliedDigest: string | null,
   platform: NodeJS.Platform = process.platform,
@@ -86,20 +84,11 @@ export function verifyBundle(
   const shape = signedBundleSchema.safeParse(input);
   if (!shape.success) throw new BundleRejected(`bundle: not a signed bundle (${shape.error.issues[0]?.message})`);
   const raw = shape.data;
-  const key = trusted.find((k) => k.kid === raw.keyId);
-  if (!key) throw new BundleRejected(`bundle: signed by untrusted key ${raw.keyId}`);
-  let ok = false;
-  try {
-    ok = verify(
-      null,
-      Buffer.from(raw.manifest, 'utf8'),
-      createPublicKey(key.publicKeyPem),
-      Buffer.from(raw.signature, 'base64'),
-    );
-  } catch {
-    ok = false;
+  if (!trusted.some((k) => k.kid === raw.keyId))
+    throw new BundleRejected(`bundle: signed by untrusted key ${raw.keyId}`);
+  if (!verifySignedText(raw.manifest, raw.signature, raw.keyId, trusted)) {
+    throw new BundleRejected(`bundle: bad signature (key ${raw.keyId})`);
   }
-  if (!ok) throw new BundleRejected(`bundle: bad signature (key ${raw.keyId})`);
   let json: unknown;
   try {
     json = JSON.parse(raw.manifest);
@@ -112,7 +101,7 @@ export function verifyBundle(
     throw new BundleRejected(`manifest: ${i?.path.join('.')}: ${i?.message}`);
   }
   const manifest = parsed.data;
-  const digest = digestOf(raw.manifest);
+  const digest = manifestDigest(raw.manifest);
   const revision = manifest.revision;
   if (appliedRevision !== null && revision < appliedRevision) {
     throw new BundleRejected(
