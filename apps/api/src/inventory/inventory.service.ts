@@ -17,7 +17,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
-import { type AckDecision, ackDecision, type AckInput, ackRequiredMessage } from './preview-ack';
+import { type AckDecision, ackDecision, ackRequiredMessage } from './preview-ack';
 
 /** A policy version as the preview reads it: its id, structured policy and managed file paths. */
 export interface PreviewedVersion {
