@@ -11,7 +11,7 @@ export default tseslint.config(
       '**/fixtures/**',
       'coverage/**',
       '**/*.cjs',
-      'apps/console/src/api/schema.d.ts',
+      'libs/admin-client/src/schema.ts',
       'apps/cli/bin/**',
     ],
   },
@@ -52,8 +52,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // `@hookwarden/hook-core/cli` is an entry point too (its package.json `exports` map declares it).
-              group: ['**/libs/**', '**/apps/**', '@hookwarden/*/*', '!@hookwarden/hook-core/cli'],
+              // `@hookwarden/hook-core/cli` and `/http` are entry points too (its package.json `exports` map declares them).
+              group: [
+                '**/libs/**',
+                '**/apps/**',
+                '@hookwarden/*/*',
+                '!@hookwarden/hook-core/cli',
+                '!@hookwarden/hook-core/http',
+              ],
               message:
                 'Import other packages through their entry points (@hookwarden/..., exports map), never by path.',
             },

@@ -1,7 +1,7 @@
 // The typed API client: openapi-fetch over the paths generated from the API's OpenAPI document (schema.d.ts), the
 // credentials of the session on every request (bearer token or SSO cookie + CSRF token), and one error type carrying the API's message and location.
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from '@hookwarden/admin-client';
 
 export type Schemas = components['schemas'];
 

@@ -2,7 +2,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
+import type { operations } from '@hookwarden/admin-client';
 import {
   ago,
   Badge,

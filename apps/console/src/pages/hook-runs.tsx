@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, downloadExport, nextCursorOf, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
+import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
 import { navigate, useLocation } from '../router';
 import { RunsTable } from './hook-runs-table';

@@ -1,4 +1,4 @@
-// Public API of the API↔agent wire contract: the error body and the status-report limits.
+// Public API of the API↔agent wire contract: the error body, the Retry-After rule and the status-report limits.
 export { errorBodySchema, errorDetailSchema, parseErrorBody, type ErrorBody, type ErrorDetail } from './error-body';
 export {
   boundStatusErrors,
@@ -9,3 +9,4 @@ export {
   STATUS_MAX_FILES,
   STATUS_MAX_PATH_CHARS,
 } from './agent-status';
+export { parseRetryAfter, type DecodedErrorBody } from './http';

@@ -1,0 +1,21 @@
+// Public API of @hookwarden/admin-client: the typed client, its errors, and the types derived from the document.
+export { AdminClient, backoffMs, fillPath, queryString, readLimited, type AdminClientOptions } from './client';
+export { AdminApiError, AdminBodyError, AdminNetworkError, networkReason, type Diagnostic } from './errors';
+export type {
+  ApiPath,
+  CallOptions,
+  InitArg,
+  ItemOf,
+  Method,
+  Operation,
+  PagedPath,
+  PathParams,
+  PathsWith,
+  QueryName,
+  QueryParams,
+  RequestBody,
+  RequestInit,
+  ResponseBody,
+  Schemas,
+} from './types';
+export type { components, operations, paths } from './schema';
