@@ -13,7 +13,8 @@ export const GENERATED = {
 
 // The TypeScript source of `paths`, `components` and `operations` for a document.
 export async function openApiTypes(doc) {
-  const ast = await openapiTS(doc, { alphabetize: true });
+  // A property with a default is optional in what a client sends (the document is the input side).
+  const ast = await openapiTS(doc, { alphabetize: true, defaultNonNullable: false });
   return HEADER + astToString(ast);
 }
 

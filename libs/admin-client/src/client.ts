@@ -10,6 +10,7 @@ import type {
   LooseInit,
   Method,
   PagedPath,
+  PathParams,
   PathsWith,
   QueryParams,
   ResponseBody,
@@ -35,6 +36,17 @@ export interface AdminClientOptions {
   /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
 }
+
+/** A page of a cursor-paginated list. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** What a page request passes: the path parameters and the query without the paging. */
+export type PageInit<P extends PagedPath> = ([PathParams<'GET', P>] extends [never]
+  ? { path?: undefined }
+  : { path: PathParams<'GET', P> }) & { query?: Omit<QueryParams<'GET', P>, 'limit' | 'cursor'> };
 
 const RETRYABLE = new Set([429, 502, 503, 504]);
 /** Error bodies are only read for their code, message and details. */
@@ -190,24 +202,30 @@ export class AdminClient {
     return this.request('DELETE', path, ...init);
   }
 
-  // Every item of a cursor-paginated list, page by page (200 a page), up to `max` items.
-  async list<P extends PagedPath & PathsWith<'GET'>>(
+  // One page of a cursor-paginated list: its items and the cursor of the next page (null on the last one).
+  async page<P extends PagedPath>(
     path: P,
-    init: { path?: object; query?: Omit<QueryParams<'GET', P>, 'limit' | 'cursor'> } = {},
-    max = 100_000,
-  ): Promise<Array<ItemOf<'GET', P>>> {
+    init: PageInit<P>,
+    page: { limit?: number; cursor?: string } = {},
+  ): Promise<Page<ItemOf<'GET', P>>> {
+    const query = { ...init.query, limit: page.limit, cursor: page.cursor };
+    const loose: LooseInit = { params: { path: init.path, query } };
+    const res = (await this.parse(await this.sendLoose('GET', path, loose), 'GET', path, loose)) as {
+      items: Array<ItemOf<'GET', P>>;
+      nextCursor?: unknown;
+    };
+    const next = typeof res.nextCursor === 'string' && res.nextCursor !== '' ? res.nextCursor : null;
+    return { items: res.items, nextCursor: next };
+  }
+
+  // Every item of a cursor-paginated list, page by page (200 a page), up to `max` items.
+  async list<P extends PagedPath>(path: P, init: PageInit<P>, max = 100_000): Promise<Array<ItemOf<'GET', P>>> {
     const out: Array<ItemOf<'GET', P>> = [];
     let cursor: string | undefined;
-    for (let page = 0; page < 10_000; page++) {
-      const query = { ...init.query, limit: 200, cursor };
-      const res = (await this.parse(
-        await this.sendLoose('GET', path, { params: { path: init.path, query } }),
-        'GET',
-        path,
-        {},
-      )) as { items: Array<ItemOf<'GET', P>>; nextCursor?: unknown };
+    for (let n = 0; n < 10_000; n++) {
+      const res = await this.page(path, init, { limit: 200, cursor });
       out.push(...res.items);
-      if (typeof res.nextCursor !== 'string' || res.nextCursor === '' || out.length >= max) break;
+      if (!res.nextCursor || out.length >= max) break;
       cursor = res.nextCursor;
     }
     return out.slice(0, max);
@@ -246,7 +264,7 @@ export class AdminClient {
           await sleep(backoffMs(attempt));
           continue;
         }
-        throw new AdminNetworkError(method, url, networkReason(err));
+        throw new AdminNetworkError(method, this.baseUrl + filled, networkReason(err));
       }
       if (res.ok) return res;
       const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));

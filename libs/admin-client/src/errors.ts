@@ -51,7 +51,7 @@ export class AdminApiError extends Error {
 export class AdminNetworkError extends Error {
   constructor(
     readonly method: string,
-    /** The request's full URL. */
+    /** The request's URL without its query. */
     readonly url: string,
     /** A readable reason (`timed out`, `ECONNREFUSED (…)`). */
     readonly reason: string,

@@ -1,8 +1,22 @@
 // Public API of @hookwarden/admin-client: the typed client, its errors, and the types derived from the document.
-export { AdminClient, backoffMs, fillPath, queryString, readLimited, type AdminClientOptions } from './client';
+export {
+  AdminClient,
+  backoffMs,
+  fillPath,
+  queryString,
+  readLimited,
+  type AdminClientOptions,
+  type Page,
+  type PageInit,
+} from './client';
 export { AdminApiError, AdminBodyError, AdminNetworkError, networkReason, type Diagnostic } from './errors';
+export { NOT_FILTERS } from './types';
 export type {
   ApiPath,
+  FilterName,
+  FlatInit,
+  FlatInitArg,
+  ListPath,
   CallOptions,
   InitArg,
   ItemOf,

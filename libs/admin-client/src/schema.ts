@@ -1559,7 +1559,7 @@ export interface components {
              * @default program
              * @enum {string}
              */
-            inventoryCommands: "verbatim" | "program" | "hash" | "none";
+            inventoryCommands?: "verbatim" | "program" | "hash" | "none";
             maxExcerptBytes: number;
             /** @description extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED] */
             redactPatterns: string[];
@@ -1699,7 +1699,7 @@ export interface components {
              * @description What the secret is for
              * @default
              */
-            name: string;
+            name?: string;
         };
         CreateGroupDto: {
             description?: string;
@@ -1746,14 +1746,14 @@ export interface components {
              * @default immediate
              * @enum {string}
              */
-            strategy: "immediate" | "staged";
+            strategy?: "immediate" | "staged";
         };
         CreateSigningKeyDto: {
             /**
              * @description Make it the signer of new bundles at once (default: only trusted, activate it later)
              * @default false
              */
-            activate: boolean;
+            activate?: boolean;
         };
         CreateTokenDto: {
             /**
@@ -1774,19 +1774,19 @@ export interface components {
              * @description Files shipped into managed_dir
              * @default []
              */
-            files: {
+            files?: {
                 /** @description File content: UTF-8 text, or base64 with encoding "base64" */
                 content: string;
                 /**
                  * @default utf8
                  * @enum {string}
                  */
-                encoding: "utf8" | "base64";
+                encoding?: "utf8" | "base64";
                 /**
                  * @description POSIX permission bits as an integer, e.g. 493 (0o755) or 420 (0o644)
                  * @default 420
                  */
-                mode: number;
+                mode?: number;
                 /** @description Path relative to managed_dir, `/`-separated */
                 path: string;
             }[];
@@ -1794,7 +1794,7 @@ export interface components {
              * @description What changed and why
              * @default
              */
-            message: string;
+            message?: string;
             /** @description The same content as structured JSON (give this or `toml`) */
             policy?: {
                 [key: string]: unknown;
@@ -1880,7 +1880,61 @@ export interface components {
              */
             endpointId: string;
             /** @description The report as the agent sent it */
-            inventory: unknown;
+            inventory: {
+                allowManagedHooksOnly: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                collectedAt: string;
+                /** @enum {string} */
+                commandMode: "verbatim" | "program" | "hash" | "none";
+                digest: string;
+                hooks: {
+                    command: string | null;
+                    commandHash: string | null;
+                    /** @enum {string} */
+                    event: "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PreCompact" | "PostCompact" | "UserPromptSubmit" | "SubagentStop" | "Stop" | "SessionStart" | "SubagentStart" | "SessionEnd";
+                    /** @enum {string} */
+                    fate: "run" | "skipped";
+                    hash: string;
+                    key: string;
+                    /** @enum {string} */
+                    layer: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                    managed: boolean;
+                    matcher: string | null;
+                    plugin: string | null;
+                    program: string | null;
+                    project: string | null;
+                    skipReason: string | null;
+                    /** @enum {string} */
+                    trust: "managed" | "trusted" | "modified" | "untrusted" | "disabled";
+                    /** @description OS user whose ZeroTwo home holds the hook (empty for machine-wide layers) */
+                    user: string;
+                }[];
+                hooksEnabled: boolean;
+                policyRevision: number | null;
+                /** @enum {string} */
+                schema: "hookwarden.inventory/1";
+                skippedSources: {
+                    /** @enum {string} */
+                    layer: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                    path: string;
+                    reason: string;
+                    user: string;
+                }[];
+                users: {
+                    home: string;
+                    projects: number;
+                    user: string;
+                }[];
+                warnings: {
+                    code: string;
+                    file: string | null;
+                    message: string;
+                    user: string;
+                }[];
+            };
             /**
              * Format: date-time
              * @example 2026-12-01T09:30:00.000Z
@@ -2342,8 +2396,21 @@ export interface components {
                  * @example 2026-12-01T09:30:00.000Z
                  */
                 at: string;
-                /** @description { added: [{key, hash, layer}], removed: [...] } (at most 200 each) */
-                changes: unknown;
+                /** @description The hooks added and removed (at most 200 of each) */
+                changes: {
+                    added: {
+                        hash: string;
+                        key: string;
+                        /** @enum {string} */
+                        layer: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                    }[];
+                    removed: {
+                        hash: string;
+                        key: string;
+                        /** @enum {string} */
+                        layer: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                    }[];
+                };
                 digest: string;
                 /**
                  * Format: uuid
@@ -3071,19 +3138,19 @@ export interface components {
              *       "recordsDropped": 0
              *     }
              */
-            counters: {
+            counters?: {
                 /** @default 0 */
-                recordsDropped: number;
+                recordsDropped?: number;
                 /** @default 0 */
-                uploadsPending: number;
+                uploadsPending?: number;
             };
             /** @default [] */
-            errors: string[];
+            errors?: string[];
             /**
              * @description On-disk digest of each managed file (null: missing), requirements.toml included
              * @default []
              */
-            files: {
+            files?: {
                 path: string;
                 sha256: string | null;
             }[];

@@ -49,10 +49,29 @@ export type ResponseBody<M extends Method, P extends ApiPath> = {
 export type ItemOf<M extends Method, P extends ApiPath> =
   ResponseBody<M, P> extends { items: Array<infer I> } ? I : never;
 
-/** The paths whose GET answers a cursor-paginated page. */
+/** The paths whose GET answers a cursor-paginated page (`{ items, nextCursor }`, `cursor` in the query). */
 export type PagedPath = {
-  [P in PathsWith<'GET'>]: ResponseBody<'GET', P> extends { items: unknown[]; nextCursor?: unknown } ? P : never;
+  [P in PathsWith<'GET'>]: ResponseBody<'GET', P> extends { items: unknown[]; nextCursor: unknown }
+    ? 'cursor' extends QueryName<'GET', P>
+      ? P
+      : never
+    : never;
 }[PathsWith<'GET'>];
+
+/** The paths whose GET answers a list (`{ items: [...] }`, paginated or not). */
+export type ListPath = {
+  [P in PathsWith<'GET'>]: [ResponseBody<'GET', P>] extends [never]
+    ? never
+    : ResponseBody<'GET', P> extends { items: unknown[] }
+      ? P
+      : never;
+}[PathsWith<'GET'>];
+
+/** Query parameters of a list that are not filters: paging and the output format. */
+export const NOT_FILTERS = ['limit', 'cursor', 'format'] as const;
+
+/** The filters of a GET route: its query parameters except paging and the output format. */
+export type FilterName<P extends PathsWith<'GET'>> = Exclude<QueryName<'GET', P>, (typeof NOT_FILTERS)[number]>;
 
 /** Per-request options of the transport (not part of the operation). */
 export interface CallOptions {
@@ -86,6 +105,13 @@ export type RequestInit<M extends Method, P extends ApiPath> = ([PathParams<M, P
 /** The init argument, optional when nothing in it is required. */
 export type InitArg<M extends Method, P extends ApiPath> =
   Record<never, never> extends RequestInit<M, P> ? [init?: RequestInit<M, P>] : [init: RequestInit<M, P>];
+
+/** The same call flattened (`path`, `query` beside `body`), as the CLI writes it. */
+export type FlatInit<M extends Method, P extends ApiPath> = ParamsInit<M, P> & BodyInit<M, P> & CallOptions;
+
+/** The flat init argument, optional when nothing in it is required. */
+export type FlatInitArg<M extends Method, P extends ApiPath> =
+  Record<never, never> extends FlatInit<M, P> ? [init?: FlatInit<M, P>] : [init: FlatInit<M, P>];
 
 /** What the transport sees of a call once typing is done. */
 export interface LooseInit extends CallOptions {

@@ -105,6 +105,10 @@ describe('AdminClient', () => {
       );
     });
     const items = await new AdminClient({ baseUrl: url }).list('/v1/groups', { query: { namePrefix: 'a' } });
+    expect(await new AdminClient({ baseUrl: url }).page('/v1/groups', {}, { limit: 1 })).toEqual({
+      items: [{ id: 1 }],
+      nextCursor: 'c2',
+    });
     expect(items).toEqual([{ id: 1 }, { id: 2 }]);
   });
 

@@ -1,6 +1,7 @@
 // Shared pieces of resource commands: paging options and fetching one page or all of them.
 import type { Command } from 'commander';
-import { type ApiClient, listAll, type Page, type RequestOptions } from '../client/api-client';
+import type { ItemOf, Page, PageInit, PagedPath } from '@hookwarden/admin-client';
+import type { ApiClient } from '../client/api-client';
 import { parseIntIn } from '../cli/parse';
 
 export interface PageOptions {
@@ -18,16 +19,16 @@ export function pageOptions(cmd: Command, maxLimit = 200): Command {
 }
 
 // One page (or every page with --all) of a cursor-paginated list.
-export async function fetchPage<T>(
+export async function fetchPage<P extends PagedPath>(
   client: ApiClient,
-  path: string,
-  query: RequestOptions['query'],
+  path: P,
+  init: PageInit<P>,
   opts: PageOptions,
   maxLimit = 200,
-): Promise<Page<T>> {
-  if (opts.all) return { items: await listAll<T>(client, path, query), nextCursor: null };
+): Promise<Page<ItemOf<'GET', P>>> {
+  if (opts.all) return { items: await client.listAll(path, init), nextCursor: null };
   const limit = opts.limit ? parseIntIn(opts.limit, '--limit', 1, maxLimit) : undefined;
-  return client.json<Page<T>>('GET', path, { query: { ...query, limit, cursor: opts.cursor } });
+  return client.page(path, init, { limit, cursor: opts.cursor });
 }
 
 // Short form of an ISO time for tables (minute precision, UTC).

@@ -1,58 +1,16 @@
 // `hookwarden endpoints …`, `enrollment-secrets …`, `tokens …` and `signing-keys …`.
 import type { Command } from 'commander';
 import { resolveGroup } from '../client/resolve';
-import type { PublicKeyList } from '../client/types';
+import type { Schemas } from '@hookwarden/admin-client';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid, parseIntIn, parseIsoTime } from '../cli/parse';
 import { fetchPage, type PageOptions, pageOptions, shortTime } from './common';
+import { CLI_LISTS, filterOptions, filterQuery } from './filters';
 
-interface EndpointView {
-  id: string;
-  groupId: string;
-  groupName: string;
-  hostname: string;
-  platform: string;
-  agentVersion: string;
-  state: string;
-  lastSeenAt: string | null;
-  appliedRevision: number | null;
-  appliedPolicyVersion: number | null;
-  targetRevision: number | null;
-}
-
-interface SecretView {
-  id: string;
-  groupId: string;
-  name: string;
-  prefix: string;
-  maxUses: number | null;
-  uses: number;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  createdAt: string;
-}
-
-interface TokenView {
-  id: string;
-  name: string;
-  role: string;
-  prefix: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
-
-interface SigningKeyView {
-  kid: string;
-  publicKeyPem: string;
-  createdAt: string;
-  activatedAt: string | null;
-  retiredAt: string | null;
-  status?: string;
-}
+type SecretView = Schemas['EnrollmentSecretViewDto'];
+type SigningKeyView = Schemas['SigningKeyViewDto'];
 
 // Checks a UUID argument.
 function uuid(id: string, what: string): string {
@@ -72,32 +30,24 @@ export function registerFleetCommands(program: Command): void {
   ]);
 
   examples(
-    pageOptions(endpoints.command('list').description('List endpoints, filtered'), 500)
-      .option('--group <group>', 'only this group (id or name)')
-      .option('--state <state>', 'pending | applied | failed | drifted | revoked')
-      .option('--platform <platform>', 'linux | darwin | win32 …')
-      .action(async (opts: PageOptions & { group?: string; state?: string; platform?: string }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const client = await rt.client();
-        const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
-        const page = await fetchPage<EndpointView>(
-          client,
-          '/v1/endpoints',
-          { groupId, state: opts.state, platform: opts.platform },
-          opts,
-          500,
-        );
-        rt.list(page, [
-          { header: 'ID', get: (e) => e.id, max: 36 },
-          { header: 'HOSTNAME', get: (e) => e.hostname, max: 40 },
-          { header: 'GROUP', get: (e) => e.groupName },
-          { header: 'PLATFORM', get: (e) => e.platform },
-          { header: 'STATE', get: (e) => e.state },
-          { header: 'REVISION', get: (e) => `${e.appliedRevision ?? '-'}/${e.targetRevision ?? '-'}` },
-          { header: 'AGENT', get: (e) => e.agentVersion },
-          { header: 'LAST SEEN', get: (e) => shortTime(e.lastSeenAt) },
-        ]);
-      }),
+    filterOptions(
+      pageOptions(endpoints.command('list').description('List endpoints, filtered'), 500),
+      CLI_LISTS['/v1/endpoints'].filters,
+    ).action(async (opts: PageOptions, cmd: Command) => {
+      const rt = runtimeOf(cmd);
+      const query = await filterQuery(rt, CLI_LISTS['/v1/endpoints'].filters, opts);
+      const page = await fetchPage(await rt.client(), '/v1/endpoints', { query }, opts, 500);
+      rt.list(page, [
+        { header: 'ID', get: (e) => e.id, max: 36 },
+        { header: 'HOSTNAME', get: (e) => e.hostname, max: 40 },
+        { header: 'GROUP', get: (e) => e.groupName },
+        { header: 'PLATFORM', get: (e) => e.platform },
+        { header: 'STATE', get: (e) => e.state },
+        { header: 'REVISION', get: (e) => `${e.appliedRevision ?? '-'}/${e.targetRevision ?? '-'}` },
+        { header: 'AGENT', get: (e) => e.agentVersion },
+        { header: 'LAST SEEN', get: (e) => shortTime(e.lastSeenAt) },
+      ]);
+    }),
     ['hookwarden endpoints list --state drifted', 'hookwarden endpoints list --group engineering --all -o json'],
   );
 
@@ -109,7 +59,7 @@ export function registerFleetCommands(program: Command): void {
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
         rt.record(
-          await (await rt.client()).json<Record<string, unknown>>('GET', `/v1/endpoints/${uuid(id, 'endpoint id')}`),
+          await (await rt.client()).json('GET', '/v1/endpoints/{id}', { path: { id: uuid(id, 'endpoint id') } }),
         );
       }),
     ['hookwarden endpoints get 5f1e…'],
@@ -124,7 +74,7 @@ export function registerFleetCommands(program: Command): void {
         rt.record(
           await (
             await rt.client()
-          ).json<Record<string, unknown>>('POST', `/v1/endpoints/${uuid(id, 'endpoint id')}/revoke`),
+          ).json('POST', '/v1/endpoints/{id}/revoke', { path: { id: uuid(id, 'endpoint id') } }),
         );
       }),
     ['hookwarden endpoints revoke 5f1e…'],
@@ -150,7 +100,7 @@ export function registerFleetCommands(program: Command): void {
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
         rt.list(
-          await client.json<{ items: SecretView[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`),
+          await client.json('GET', '/v1/groups/{groupId}/enrollment-secrets', { path: { groupId: g.id } }),
           secretColumns,
         );
       }),
@@ -168,17 +118,14 @@ export function registerFleetCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        const res = await client.json<SecretView & { secret: string }>(
-          'POST',
-          `/v1/groups/${g.id}/enrollment-secrets`,
-          {
-            body: {
-              name: opts.name,
-              expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined,
-              maxUses: opts.maxUses ? parseIntIn(opts.maxUses, '--max-uses', 1, 1_000_000) : undefined,
-            },
+        const res = await client.json('POST', '/v1/groups/{groupId}/enrollment-secrets', {
+          path: { groupId: g.id },
+          body: {
+            name: opts.name,
+            expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined,
+            maxUses: opts.maxUses ? parseIntIn(opts.maxUses, '--max-uses', 1, 1_000_000) : undefined,
           },
-        );
+        });
         if (rt.format === 'json') return rt.json(res);
         rt.out(`Enrollment secret ${res.id} for group "${g.name}" (shown only now):\n${res.secret}\n`);
       }),
@@ -192,7 +139,9 @@ export function registerFleetCommands(program: Command): void {
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
         rt.record(
-          await (await rt.client()).json<SecretView>('POST', `/v1/enrollment-secrets/${uuid(id, 'secret id')}/revoke`),
+          await (
+            await rt.client()
+          ).json('POST', '/v1/enrollment-secrets/{id}/revoke', { path: { id: uuid(id, 'secret id') } }),
         );
       }),
     ['hookwarden enrollment-secrets revoke 77aa…'],
@@ -202,23 +151,23 @@ export function registerFleetCommands(program: Command): void {
   examples(tokens, ['hookwarden tokens create --name ci-plan --role auditor', 'hookwarden tokens list --active']);
 
   examples(
-    pageOptions(tokens.command('list').description('List API tokens'))
-      .option('--active', 'only live tokens')
-      .option('--inactive', 'only revoked or expired tokens')
-      .action(async (opts: PageOptions & { active?: boolean; inactive?: boolean }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const active = opts.active ? 'true' : opts.inactive ? 'false' : undefined;
-        const page = await fetchPage<TokenView>(await rt.client(), '/v1/tokens', { active }, opts);
-        rt.list(page, [
-          { header: 'ID', get: (t) => t.id, max: 36 },
-          { header: 'NAME', get: (t) => t.name },
-          { header: 'ROLE', get: (t) => t.role },
-          { header: 'PREFIX', get: (t) => t.prefix },
-          { header: 'EXPIRES', get: (t) => shortTime(t.expiresAt) },
-          { header: 'REVOKED', get: (t) => shortTime(t.revokedAt) },
-          { header: 'LAST USED', get: (t) => shortTime(t.lastUsedAt) },
-        ]);
-      }),
+    filterOptions(
+      pageOptions(tokens.command('list').description('List API tokens')),
+      CLI_LISTS['/v1/tokens'].filters,
+    ).action(async (opts: PageOptions, cmd: Command) => {
+      const rt = runtimeOf(cmd);
+      const query = await filterQuery(rt, CLI_LISTS['/v1/tokens'].filters, opts);
+      const page = await fetchPage(await rt.client(), '/v1/tokens', { query }, opts);
+      rt.list(page, [
+        { header: 'ID', get: (t) => t.id, max: 36 },
+        { header: 'NAME', get: (t) => t.name },
+        { header: 'ROLE', get: (t) => t.role },
+        { header: 'PREFIX', get: (t) => t.prefix },
+        { header: 'EXPIRES', get: (t) => shortTime(t.expiresAt) },
+        { header: 'REVOKED', get: (t) => shortTime(t.revokedAt) },
+        { header: 'LAST USED', get: (t) => shortTime(t.lastUsedAt) },
+      ]);
+    }),
     ['hookwarden tokens list --active'],
   );
 
@@ -234,7 +183,7 @@ export function registerFleetCommands(program: Command): void {
         if (opts.role !== 'admin' && opts.role !== 'auditor') throw new CliError('--role must be admin or auditor');
         const res = await (
           await rt.client()
-        ).json<TokenView & { token: string }>('POST', '/v1/tokens', {
+        ).json('POST', '/v1/tokens', {
           body: {
             name: opts.name,
             role: opts.role,
@@ -253,7 +202,7 @@ export function registerFleetCommands(program: Command): void {
       .description('Revoke an API token')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<TokenView>('DELETE', `/v1/tokens/${uuid(id, 'token id')}`));
+        rt.record(await (await rt.client()).json('DELETE', '/v1/tokens/{id}', { path: { id: uuid(id, 'token id') } }));
       }),
     ['hookwarden tokens revoke 9c0d…'],
   );
@@ -279,7 +228,7 @@ export function registerFleetCommands(program: Command): void {
       .description('List every signing key (admin)')
       .action(async (_o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.list(await (await rt.client()).json<{ items: SigningKeyView[] }>('GET', '/v1/signing-keys'), keyColumns);
+        rt.list(await (await rt.client()).json('GET', '/v1/signing-keys'), keyColumns);
       }),
     ['hookwarden signing-keys list -o json'],
   );
@@ -290,7 +239,7 @@ export function registerFleetCommands(program: Command): void {
       .description('The trusted public keys as agents get them (admins and auditors)')
       .action(async (_o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        const res = await (await rt.client()).json<PublicKeyList>('GET', '/v1/signing-keys/trusted');
+        const res = await (await rt.client()).json('GET', '/v1/signing-keys/trusted');
         if (rt.format === 'json') return rt.json(res);
         rt.list({ items: res.keys }, [{ header: 'KID', get: (k) => k.kid }]);
         rt.out(`(list signed by ${res.keyId})\n`);
@@ -306,17 +255,15 @@ export function registerFleetCommands(program: Command): void {
       .action(async (opts: { activate?: boolean }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         rt.record(
-          await (
-            await rt.client()
-          ).json<SigningKeyView>('POST', '/v1/signing-keys', { body: { activate: opts.activate ?? false } }),
+          await (await rt.client()).json('POST', '/v1/signing-keys', { body: { activate: opts.activate ?? false } }),
         );
       }),
     ['hookwarden signing-keys create --activate'],
   );
 
-  for (const [name, description] of [
-    ['activate', 'Make a key sign new bundles'],
-    ['retire', 'Drop a key from the list sent to agents (not the active one)'],
+  for (const [name, description, route] of [
+    ['activate', 'Make a key sign new bundles', '/v1/signing-keys/{kid}/activate'],
+    ['retire', 'Drop a key from the list sent to agents (not the active one)', '/v1/signing-keys/{kid}/retire'],
   ] as const) {
     examples(
       keys
@@ -324,11 +271,7 @@ export function registerFleetCommands(program: Command): void {
         .description(description)
         .action(async (kid: string, _o: unknown, cmd: Command) => {
           const rt = runtimeOf(cmd);
-          rt.record(
-            await (
-              await rt.client()
-            ).json<SigningKeyView>('POST', `/v1/signing-keys/${encodeURIComponent(kid)}/${name}`),
-          );
+          rt.record(await (await rt.client()).json('POST', route, { path: { kid } }));
         }),
       [`hookwarden signing-keys ${name} ed25519:0123456789abcdef`],
     );

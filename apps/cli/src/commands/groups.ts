@@ -27,7 +27,7 @@ export function registerGroupCommands(program: Command): void {
       .option('--name-prefix <prefix>', 'only groups whose name starts with this')
       .action(async (opts: PageOptions & { namePrefix?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        const page = await fetchPage<GroupView>(await rt.client(), '/v1/groups', { namePrefix: opts.namePrefix }, opts);
+        const page = await fetchPage(await rt.client(), '/v1/groups', { query: { namePrefix: opts.namePrefix } }, opts);
         rt.list(page, GROUP_COLUMNS);
       }),
     ['hookwarden groups list', 'hookwarden groups list --all -o json'],
@@ -52,9 +52,7 @@ export function registerGroupCommands(program: Command): void {
       .action(async (name: string, opts: { description?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
-        rt.record(
-          await client.json<GroupView>('POST', '/v1/groups', { body: { name, description: opts.description } }),
-        );
+        rt.record(await client.json('POST', '/v1/groups', { body: { name, description: opts.description } }));
       }),
     ['hookwarden groups create engineering --description "All developers"'],
   );
@@ -73,7 +71,8 @@ export function registerGroupCommands(program: Command): void {
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
         rt.record(
-          await client.json<GroupView>('PATCH', `/v1/groups/${g.id}`, {
+          await client.json('PATCH', '/v1/groups/{id}', {
+            path: { id: g.id },
             body: { name: opts.name, description: opts.description },
           }),
         );
@@ -89,7 +88,7 @@ export function registerGroupCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        rt.record(await client.json<GroupView>('DELETE', `/v1/groups/${g.id}`));
+        rt.record(await client.json('DELETE', '/v1/groups/{id}', { path: { id: g.id } }));
       }),
     ['hookwarden groups delete old-team'],
   );
@@ -110,7 +109,7 @@ export function registerGroupCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        rt.record(await client.json<AuditSettings>('GET', `/v1/groups/${g.id}/audit-settings`));
+        rt.record(await client.json('GET', '/v1/groups/{id}/audit-settings', { path: { id: g.id } }));
       }),
     ['hookwarden audit-settings get engineering -o json'],
   );
@@ -133,7 +132,7 @@ export function registerGroupCommands(program: Command): void {
           const rt = runtimeOf(cmd);
           const client = await rt.client();
           const g = await resolveGroup(client, ref);
-          const current = await client.json<AuditSettings>('GET', `/v1/groups/${g.id}/audit-settings`);
+          const current = await client.json('GET', '/v1/groups/{id}/audit-settings', { path: { id: g.id } });
           if (opts.capture !== undefined && !['none', 'digests', 'excerpts'].includes(opts.capture)) {
             throw new CliError(`--capture must be none, digests or excerpts, got ${JSON.stringify(opts.capture)}`);
           }
@@ -145,7 +144,7 @@ export function registerGroupCommands(program: Command): void {
             redactPatterns: opts.redact ?? current.redactPatterns,
             useDefaultRedact: opts.defaultRedact ?? current.useDefaultRedact,
           };
-          rt.record(await client.json<AuditSettings>('PUT', `/v1/groups/${g.id}/audit-settings`, { body: next }));
+          rt.record(await client.json('PUT', '/v1/groups/{id}/audit-settings', { path: { id: g.id }, body: next }));
         },
       ),
     ['hookwarden audit-settings set engineering --capture excerpts --max-excerpt-bytes 4096 --redact "ACME-[0-9]+"'],

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
-import type { DiffView, PolicyView, VersionSummary, VersionView } from '../client/types';
+import type { PolicyView, VersionSummary, VersionView } from '../client/types';
 import { readBounded } from '../config/files';
 import { runtimeOf } from '../cli/context';
 import { CliError, formatProblem } from '../cli/errors';
@@ -64,7 +64,7 @@ export function registerPolicyCommands(program: Command): void {
         const client = await rt.client();
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
         rt.list(
-          await fetchPage<PolicyView>(client, '/v1/policies', { groupId, namePrefix: opts.namePrefix }, opts),
+          await fetchPage(client, '/v1/policies', { query: { groupId, namePrefix: opts.namePrefix } }, opts),
           POLICY_COLUMNS,
         );
       }),
@@ -93,7 +93,7 @@ export function registerPolicyCommands(program: Command): void {
         const client = await rt.client();
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
         rt.record(
-          await client.json<PolicyView>('POST', '/v1/policies', {
+          await client.json('POST', '/v1/policies', {
             body: { name, description: opts.description, groupId },
           }),
         );
@@ -117,7 +117,8 @@ export function registerPolicyCommands(program: Command): void {
         const p = await resolvePolicy(client, ref);
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
         rt.record(
-          await client.json<PolicyView>('PATCH', `/v1/policies/${p.id}`, {
+          await client.json('PATCH', '/v1/policies/{id}', {
+            path: { id: p.id },
             body: { name: opts.name, description: opts.description, groupId },
           }),
         );
@@ -133,7 +134,7 @@ export function registerPolicyCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const p = await resolvePolicy(client, ref);
-        rt.record(await client.json<PolicyView>('DELETE', `/v1/policies/${p.id}`));
+        rt.record(await client.json('DELETE', '/v1/policies/{id}', { path: { id: p.id } }));
       }),
     ['hookwarden policies delete draft'],
   );
@@ -150,7 +151,7 @@ export function registerPolicyCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const p = await resolvePolicy(client, ref);
-        rt.list(await fetchPage<VersionSummary>(client, `/v1/policies/${p.id}/versions`, {}, opts), VERSION_COLUMNS);
+        rt.list(await fetchPage(client, '/v1/policies/{id}/versions', { path: { id: p.id } }, opts), VERSION_COLUMNS);
       },
     ),
     ['hookwarden versions list baseline --all'],
@@ -167,7 +168,8 @@ export function registerPolicyCommands(program: Command): void {
         const client = await rt.client();
         const p = await resolvePolicy(client, ref);
         const num = parseIntIn(n, 'version', 1, 2_000_000_000);
-        const v = await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${num}`, {
+        const v = await client.json('GET', '/v1/policies/{id}/versions/{n}', {
+          path: { id: p.id, n: num },
           query: { withContent: opts.withContent ? 'true' : undefined },
           maxBytes: 320 * 1024 * 1024,
         });
@@ -188,7 +190,9 @@ export function registerPolicyCommands(program: Command): void {
         const client = await rt.client();
         const p = await resolvePolicy(client, ref);
         const num = parseIntIn(n, 'version', 1, 2_000_000_000);
-        const text = await client.text(`/v1/policies/${p.id}/versions/${num}/requirements.toml`);
+        const text = await client.text('/v1/policies/{id}/versions/{n}/requirements.toml', {
+          path: { id: p.id, n: num },
+        });
         if (rt.format === 'json') rt.json({ policyId: p.id, version: num, toml: text });
         else rt.out(text);
       }),
@@ -209,12 +213,14 @@ export function registerPolicyCommands(program: Command): void {
         const context = parseIntIn(opts.context, '--context', 0, 100);
         if (rt.format === 'json') {
           rt.json(
-            await client.json<DiffView>('GET', `/v1/policies/${p.id}/versions/${na}/diff/${nb}`, {
+            await client.json('GET', '/v1/policies/{id}/versions/{a}/diff/{b}', {
+              path: { id: p.id, a: na, b: nb },
               query: { context },
             }),
           );
         } else {
-          const text = await client.text(`/v1/policies/${p.id}/versions/${na}/diff/${nb}`, {
+          const text = await client.text('/v1/policies/{id}/versions/{a}/diff/{b}', {
+            path: { id: p.id, a: na, b: nb },
             query: { format: 'text', context },
           });
           rt.out(text || `versions ${na} and ${nb} have the same content\n`);
@@ -255,17 +261,20 @@ export function registerPolicyCommands(program: Command): void {
           if (opts.base !== undefined) baseVersion = parseIntIn(opts.base, '--base', 0, 2_000_000_000);
           else if (p.latestVersion > 0) {
             // Bind the edit to the exact content we saw: a version created meanwhile makes the server answer 409.
-            const latest = await client.json<VersionSummary>('GET', `/v1/policies/${p.id}/versions/${p.latestVersion}`);
+            const latest = await client.json('GET', '/v1/policies/{id}/versions/{n}', {
+              path: { id: p.id, n: p.latestVersion },
+            });
             headers['if-match'] = `"${latest.digest}"`;
           }
-          const res = await client.jsonWithStatus<VersionView>('POST', `/v1/policies/${p.id}/versions`, {
+          const res = await client.jsonWithStatus('POST', '/v1/policies/{id}/versions', {
+            path: { id: p.id },
             headers,
             body: {
               toml: prepared.version.sourceText,
               files: prepared.version.files.map((f) => ({
                 path: f.path,
                 content: f.content.toString('base64'),
-                encoding: 'base64',
+                encoding: 'base64' as const,
                 mode: f.mode,
               })),
               message: opts.message,

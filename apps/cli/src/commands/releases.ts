@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
 import type { ApiClient } from '../client/api-client';
 import { fetchPreview, isPreviewAckRequired, isPreviewDigest, previewLines, summarizePreview } from '../client/preview';
-import type { ReleasePreviewView, ReleaseView, RolloutView, VersionView } from '../client/types';
+import type { ReleasePreviewView, ReleaseView } from '../client/types';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
@@ -28,6 +28,14 @@ function releaseId(id: string): string {
   if (!isUuid(id)) throw new CliError(`release id must be a UUID, got ${JSON.stringify(id)}`);
   return id;
 }
+
+/** The API route of each release action. */
+const RELEASE_ACTIONS = {
+  pause: '/v1/releases/{id}/pause',
+  resume: '/v1/releases/{id}/resume',
+  advance: '/v1/releases/{id}/advance',
+  abort: '/v1/releases/{id}/abort',
+} as const;
 
 interface CreateOptions {
   policy?: string;
@@ -61,7 +69,7 @@ async function resolveVersionId(client: ApiClient, opts: VersionRef): Promise<st
   const p = await resolvePolicy(client, opts.policy);
   const n = opts.version ? parseIntIn(opts.version, '--version', 1, 2_000_000_000) : p.latestVersion;
   if (n === 0) throw new CliError(`policy "${p.name}" has no versions yet`);
-  return (await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${n}`)).id;
+  return (await client.json('GET', '/v1/policies/{id}/versions/{n}', { path: { id: p.id, n } })).id;
 }
 
 // The preview as text: the summary, then the endpoints it changes (at most 50 rows; -o json has all).
@@ -110,7 +118,10 @@ export function registerReleaseCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        rt.list(await client.json<{ items: ReleaseView[] }>('GET', `/v1/groups/${g.id}/releases`), RELEASE_COLUMNS);
+        rt.list(
+          await client.json('GET', '/v1/groups/{groupId}/releases', { path: { groupId: g.id } }),
+          RELEASE_COLUMNS,
+        );
       }),
     ['hookwarden releases list engineering'],
   );
@@ -121,7 +132,7 @@ export function registerReleaseCommands(program: Command): void {
       .description('Show a release')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<ReleaseView>('GET', `/v1/releases/${releaseId(id)}`));
+        rt.record(await (await rt.client()).json('GET', '/v1/releases/{id}', { path: { id: releaseId(id) } }));
       }),
     ['hookwarden releases get 0b6c…'],
   );
@@ -169,7 +180,7 @@ export function registerReleaseCommands(program: Command): void {
         const body = opts.staged
           ? {
               policyVersionId: versionId,
-              strategy: 'staged',
+              strategy: 'staged' as const,
               rings: opts.rings ? parseRings(opts.rings, '--rings') : undefined,
               ringIntervalSec: opts.interval ? parseDuration(opts.interval, '--interval') : undefined,
               maxApplyFailureRate: opts.maxApplyFailureRate
@@ -180,7 +191,7 @@ export function registerReleaseCommands(program: Command): void {
                 : undefined,
               minHookRuns: opts.minHookRuns ? parseIntIn(opts.minHookRuns, '--min-hook-runs', 1, 1_000_000) : undefined,
             }
-          : { policyVersionId: versionId, strategy: 'immediate' };
+          : { policyVersionId: versionId, strategy: 'immediate' as const };
         let previewAck = opts.ackPreview;
         if (opts.yesPreview) {
           // Acknowledge what the preview shows now, and say what that is (stderr under -o json).
@@ -192,7 +203,8 @@ export function registerReleaseCommands(program: Command): void {
         }
         let r: ReleaseView;
         try {
-          r = await client.json<ReleaseView>('POST', `/v1/groups/${g.id}/releases`, {
+          r = await client.json('POST', '/v1/groups/{groupId}/releases', {
+            path: { groupId: g.id },
             body: previewAck ? { ...body, previewAck } : body,
           });
         } catch (err) {
@@ -237,7 +249,7 @@ export function registerReleaseCommands(program: Command): void {
     ],
   );
 
-  const action = (name: 'pause' | 'resume' | 'advance' | 'abort', description: string, example: string) => {
+  const action = (name: keyof typeof RELEASE_ACTIONS, description: string, example: string) => {
     const c = releases
       .command(`${name} <id>`)
       .description(description)
@@ -246,11 +258,7 @@ export function registerReleaseCommands(program: Command): void {
         const body = name === 'pause' && opts.reason ? { reason: opts.reason } : undefined;
         const res = await (
           await rt.client()
-        ).json<ReleaseView | { release: ReleaseView; rollback: ReleaseView | null }>(
-          'POST',
-          `/v1/releases/${releaseId(id)}/${name}`,
-          { body },
-        );
+        ).json('POST', RELEASE_ACTIONS[name], { path: { id: releaseId(id) }, body });
         if (rt.format === 'json') return rt.json(res);
         if ('rollback' in res) {
           rt.out(
@@ -279,7 +287,7 @@ export function registerReleaseCommands(program: Command): void {
       .description('Per-ring progress and gate rates of a release')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        const v = await (await rt.client()).json<RolloutView>('GET', `/v1/releases/${releaseId(id)}/rollout`);
+        const v = await (await rt.client()).json('GET', '/v1/releases/{id}/rollout', { path: { id: releaseId(id) } });
         if (rt.format === 'json') rt.json(v);
         else rt.out(renderRollout(v));
       }),

@@ -68,7 +68,7 @@ export async function watchRollout(
   for (;;) {
     let view: RolloutView;
     try {
-      view = await client.json<RolloutView>('GET', `/v1/releases/${releaseId}/rollout`);
+      view = await client.json('GET', '/v1/releases/{id}/rollout', { path: { id: releaseId } });
       failures = 0;
     } catch (err) {
       // 4xx other than 429 will not get better; network trouble and 5xx are retried with backoff (bounded).
