@@ -10,6 +10,7 @@ export {
   type PageInit,
 } from './client';
 export { AdminApiError, AdminBodyError, AdminNetworkError, networkReason, type Diagnostic } from './errors';
+export { listRoutes, type ListRoute } from './list-routes';
 export { NOT_FILTERS } from './types';
 export type {
   ApiPath,

@@ -1978,7 +1978,18 @@ export interface components {
                  */
                 lastSeenAt: string | null;
                 /** @description The last status report (errors, files) */
-                lastStatus: unknown;
+                lastStatus: {
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    at: string;
+                    errors: string[];
+                    files: {
+                        path: string;
+                        sha256: string | null;
+                    }[];
+                } | null;
                 machineId: string;
                 platform: string;
                 recordsDropped: number;
@@ -2030,7 +2041,18 @@ export interface components {
              */
             lastSeenAt: string | null;
             /** @description The last status report (errors, files) */
-            lastStatus: unknown;
+            lastStatus: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                errors: string[];
+                files: {
+                    path: string;
+                    sha256: string | null;
+                }[];
+            } | null;
             machineId: string;
             platform: string;
             recordsDropped: number;
@@ -2321,7 +2343,94 @@ export interface components {
             receivedAt: string;
             /** @description the full run record as uploaded */
             record: {
-                [key: string]: unknown;
+                decision: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                dispatchId: string;
+                durationMs: number | null;
+                effect: string;
+                error: string | null;
+                /** @enum {string} */
+                event: "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PreCompact" | "PostCompact" | "UserPromptSubmit" | "SubagentStop" | "Stop" | "SessionStart" | "SubagentStart" | "SessionEnd";
+                exitCode: number | null;
+                feedback?: string | null;
+                feedbackSha256?: string;
+                gap?: {
+                    dropped: number;
+                    fromSeq: number;
+                    toSeq: number;
+                };
+                hook: {
+                    hash: string;
+                    key: string;
+                    /** @enum {string} */
+                    layer: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                    managed: boolean;
+                    matcher: string | null;
+                    plugin: string | null;
+                    sourceFile: string;
+                    timeoutSec: number;
+                    /** @enum {string} */
+                    trust: "managed" | "trusted" | "modified" | "untrusted" | "disabled";
+                };
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                matcherInput: string | null;
+                /** @default [] */
+                notes?: string[];
+                policy: {
+                    digest: string | null;
+                    revision: string | null;
+                };
+                prevHash: string | null;
+                reason: string | null;
+                reasonSha256?: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                recordedAt: string;
+                /** @enum {number} */
+                schemaVersion: 1;
+                seq: number;
+                sessionId: string;
+                signal: string | null;
+                skipReason: string | null;
+                spillPath: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                startedAt: string | null;
+                /** @enum {string} */
+                status: "ran" | "skipped" | "failed" | "timed_out";
+                stderr: {
+                    bytes: number;
+                    excerpt?: string;
+                    sha256: string;
+                    truncated: boolean;
+                } | null;
+                stdout: {
+                    bytes: number;
+                    excerpt?: string;
+                    sha256: string;
+                    truncated: boolean;
+                } | null;
+                timedOut: boolean;
+                toolCall?: {
+                    command?: string;
+                    commandSha256?: string;
+                    input?: string;
+                    inputSha256?: string;
+                    name: string;
+                } | null;
+                turnId: string | null;
+                verdict: string;
             };
             seq: number;
             sessionId: string | null;
@@ -2366,7 +2475,94 @@ export interface components {
                 receivedAt: string;
                 /** @description the full run record as uploaded */
                 record: {
-                    [key: string]: unknown;
+                    decision: string | null;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    dispatchId: string;
+                    durationMs: number | null;
+                    effect: string;
+                    error: string | null;
+                    /** @enum {string} */
+                    event: "PreToolUse" | "PermissionRequest" | "PostToolUse" | "PreCompact" | "PostCompact" | "UserPromptSubmit" | "SubagentStop" | "Stop" | "SessionStart" | "SubagentStart" | "SessionEnd";
+                    exitCode: number | null;
+                    feedback?: string | null;
+                    feedbackSha256?: string;
+                    gap?: {
+                        dropped: number;
+                        fromSeq: number;
+                        toSeq: number;
+                    };
+                    hook: {
+                        hash: string;
+                        key: string;
+                        /** @enum {string} */
+                        layer: "system" | "user" | "project" | "session" | "plugin" | "managed";
+                        managed: boolean;
+                        matcher: string | null;
+                        plugin: string | null;
+                        sourceFile: string;
+                        timeoutSec: number;
+                        /** @enum {string} */
+                        trust: "managed" | "trusted" | "modified" | "untrusted" | "disabled";
+                    };
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    matcherInput: string | null;
+                    /** @default [] */
+                    notes?: string[];
+                    policy: {
+                        digest: string | null;
+                        revision: string | null;
+                    };
+                    prevHash: string | null;
+                    reason: string | null;
+                    reasonSha256?: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    recordedAt: string;
+                    /** @enum {number} */
+                    schemaVersion: 1;
+                    seq: number;
+                    sessionId: string;
+                    signal: string | null;
+                    skipReason: string | null;
+                    spillPath: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    startedAt: string | null;
+                    /** @enum {string} */
+                    status: "ran" | "skipped" | "failed" | "timed_out";
+                    stderr: {
+                        bytes: number;
+                        excerpt?: string;
+                        sha256: string;
+                        truncated: boolean;
+                    } | null;
+                    stdout: {
+                        bytes: number;
+                        excerpt?: string;
+                        sha256: string;
+                        truncated: boolean;
+                    } | null;
+                    timedOut: boolean;
+                    toolCall?: {
+                        command?: string;
+                        commandSha256?: string;
+                        input?: string;
+                        inputSha256?: string;
+                        name: string;
+                    } | null;
+                    turnId: string | null;
+                    verdict: string;
                 };
                 seq: number;
                 sessionId: string | null;
@@ -3419,6 +3615,34 @@ export interface components {
             number: number;
             /** @description The same content as structured JSON */
             policy: {
+                allow_managed_hooks_only?: boolean;
+                features?: {
+                    hooks?: boolean;
+                    zerocode_hooks?: boolean;
+                } & {
+                    [key: string]: unknown;
+                };
+                hooks?: {
+                    managed_dir?: string;
+                    windows_managed_dir?: string;
+                } & {
+                    [key: string]: {
+                        hooks: {
+                            additionalContextLimit?: number;
+                            async?: boolean;
+                            command?: string;
+                            command_windows?: string;
+                            commandWindows?: string;
+                            prompt?: string;
+                            statusMessage?: string;
+                            timeout?: number;
+                            /** @enum {string} */
+                            type: "command" | "prompt" | "agent";
+                        }[];
+                        matcher?: string;
+                    }[];
+                };
+            } & {
                 [key: string]: unknown;
             };
             /**

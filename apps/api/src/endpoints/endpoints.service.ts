@@ -7,7 +7,7 @@ import { ApiError } from '../common/api-error';
 import { signCursor, verifyCursor } from '../common/cursor';
 import { isoTime } from '../common/query';
 import { BundleEventsService } from '../releases/bundle-events.service';
-import type { EndpointView } from './endpoints.dto';
+import { type EndpointView, readLastStatus } from './endpoints.dto';
 import { type EndpointFilter, type EndpointRow, EndpointsRepository } from './endpoints.repository';
 
 /** The shape of an endpoint-list cursor position (enrolledAt, id). */
@@ -54,7 +54,7 @@ export class EndpointsService {
       targetRevision: row.targetRevision,
       uploadsPending: row.uploadsPending,
       recordsDropped: row.recordsDropped,
-      lastStatus: row.lastStatus ?? null,
+      lastStatus: readLastStatus(row.lastStatus),
     };
   }
 

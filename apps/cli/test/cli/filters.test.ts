@@ -9,7 +9,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_FILTERS } from '@hookwarden/admin-client';
+import { listRoutes } from '@hookwarden/admin-client';
 import { buildProgram } from '../../src/cli/program';
 import { CLI_LISTS, type FilterSpec, filterFlags } from '../../src/commands/filters';
 
@@ -18,21 +18,11 @@ const doc = JSON.parse(
   readFileSync(path.resolve(__dirname, '../../../../libs/admin-client/openapi.json'), 'utf8'),
 ) as Json;
 
-// A schema with its $ref resolved.
-const deref = (s: Json | undefined): Json | undefined =>
-  s?.$ref ? deref(doc.components.schemas[String(s.$ref).split('/').pop()!]) : s;
-
 /** Every GET route answering a list (`items`), with its filters and their parameter schemas. */
-const LISTS: Array<{ path: string; filters: Map<string, Json> }> = Object.entries(doc.paths as Json).flatMap(
-  ([p, ops]: [string, Json]) => {
-    const ok = deref(ops.get?.responses?.['200']?.content?.['application/json']?.schema);
-    if (ok?.properties?.items?.type !== 'array') return [];
-    const filters = new Map<string, Json>();
-    for (const q of (ops.get.parameters ?? []) as Json[])
-      if (q.in === 'query' && !(NOT_FILTERS as readonly string[]).includes(q.name)) filters.set(q.name, q.schema);
-    return [{ path: p, filters }];
-  },
-);
+const LISTS = listRoutes(doc).map((l) => ({
+  path: l.path,
+  filters: new Map(l.filters.map((f) => [f.name, f.schema as Json])),
+}));
 
 type Listing = { command: string; filters: Record<string, FilterSpec>; own?: readonly string[] };
 const listings = CLI_LISTS as Record<string, Listing | { notListed: string }>;

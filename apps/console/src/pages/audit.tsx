@@ -17,20 +17,12 @@ import {
   Short,
   When,
 } from '../components/ui';
+import { AUDIT_FILTERS, type AuditFilter } from '../filters';
 import { navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 
 type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
-type AuditFilter = 'action' | 'actionPrefix' | 'actor' | 'targetType' | 'targetId' | 'from' | 'to';
-const FILTERS: Array<{ key: AuditFilter; label: string; placeholder?: string }> = [
-  { key: 'actionPrefix', label: 'Action prefix', placeholder: 'policy.' },
-  { key: 'action', label: 'Action', placeholder: 'policy.version.create' },
-  { key: 'actor', label: 'Actor (id or name)' },
-  { key: 'targetType', label: 'Target type' },
-  { key: 'targetId', label: 'Target id' },
-  { key: 'from', label: 'From (ISO time)', placeholder: '2026-01-01T00:00:00Z' },
-  { key: 'to', label: 'To (ISO time)' },
-];
+const FILTERS: ReadonlyArray<{ key: AuditFilter; label: string; placeholder?: string }> = AUDIT_FILTERS;
 
 type Entry = Schemas['AuditEntryPageDto']['items'][number];
 

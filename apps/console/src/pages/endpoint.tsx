@@ -9,11 +9,6 @@ import { fleetState } from '../domain';
 import { readInventory } from '../inventory';
 import { FindingsTable, InventoryHooksTable, inventoryPath } from './inventory-parts';
 
-interface LastStatus {
-  errors?: string[];
-  files?: Array<{ path: string; sha256: string | null }>;
-}
-
 export default function Endpoint({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const canWrite = useCanWrite();
@@ -52,8 +47,7 @@ export default function Endpoint({ params }: { params: Record<string, string> })
   if (q.isPending) return <Loading what="endpoint" />;
   if (q.error) return <ErrorBox error={q.error} />;
   const e = q.data;
-  const status = (e.lastStatus ?? {}) as LastStatus;
-  const errors = status.errors ?? [];
+  const errors = e.lastStatus?.errors ?? [];
   const digest = e.appliedDigest;
   return (
     <>
