@@ -2,7 +2,10 @@
 import type { Command } from 'commander';
 import type { ItemOf, Page, PageInit, PagedPath } from '@hookwarden/admin-client';
 import type { ApiClient } from '../client/api-client';
-import { parseIntIn } from '../cli/parse';
+import { download } from '../client/download';
+import type { Runtime } from '../cli/context';
+import { CliError } from '../cli/errors';
+import { isUuid, parseIntIn } from '../cli/parse';
 
 export interface PageOptions {
   limit?: string;
@@ -35,4 +38,25 @@ export async function fetchPage<P extends PagedPath>(
 export function shortTime(iso: string | null | undefined): string {
   if (!iso) return '-';
   return iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
+}
+
+// Checks a UUID argument (`what` names it in the message).
+export function uuid(id: string, what: string): string {
+  if (!isUuid(id)) throw new CliError(`${what} must be a UUID, got ${JSON.stringify(id)}`);
+  return id;
+}
+
+// Streams an export with progress (stderr, only on a terminal) and reports where it went.
+export async function runExport(
+  rt: Runtime,
+  open: (signal: AbortSignal) => Promise<Response>,
+  out: string,
+): Promise<void> {
+  const res = await download(open, {
+    out,
+    progress: Boolean(process.stderr.isTTY) && out !== '-',
+  });
+  if (out === '-') return;
+  if (rt.format === 'json') rt.json(res);
+  else rt.out(`Wrote ${res.bytes} bytes (${res.lines} lines) to ${res.file}.\n`);
 }

@@ -4,16 +4,9 @@ import type { Command } from 'commander';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
-import { isUuid } from '../cli/parse';
 import { renderRecord, renderTable } from '../output/table';
-import { fetchPage, type PageOptions, pageOptions, shortTime } from './common';
+import { fetchPage, type PageOptions, pageOptions, shortTime, uuid } from './common';
 import { CLI_LISTS, filterOptions, filterQuery, hookHash } from './filters';
-
-// A UUID argument.
-function uuid(id: string, what: string): string {
-  if (!isUuid(id)) throw new CliError(`${what} must be a UUID, got ${JSON.stringify(id)}`);
-  return id;
-}
 
 // A hash shortened for tables (sha256: + 12 hex); -o json has the full hash.
 export function shortHash(h: string | null | undefined): string {

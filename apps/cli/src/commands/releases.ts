@@ -1,4 +1,4 @@
-// `hookwarden releases …` (immediate or staged; pause/resume/advance/abort) and `hookwarden rollout show|watch`.
+// `hookwarden releases …`: releases of a policy version to a group (list, get, create with the impact preview, preview, pause/resume/advance/abort).
 import type { Command } from 'commander';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
 import type { ApiClient } from '../client/api-client';
@@ -9,8 +9,8 @@ import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid, parseDuration, parseIntIn, parseRate, parseRings } from '../cli/parse';
 import { type Column, renderTable } from '../output/table';
-import { renderRollout, watchExitCode, watchRollout } from '../rollout/watch';
-import { shortTime } from './common';
+import { watchAndExit } from '../rollout/watch';
+import { shortTime, uuid } from './common';
 
 const RELEASE_COLUMNS: Array<Column<ReleaseView>> = [
   { header: 'ID', get: (r) => r.id, max: 36 },
@@ -24,10 +24,7 @@ const RELEASE_COLUMNS: Array<Column<ReleaseView>> = [
 ];
 
 // Checks a release id argument.
-function releaseId(id: string): string {
-  if (!isUuid(id)) throw new CliError(`release id must be a UUID, got ${JSON.stringify(id)}`);
-  return id;
-}
+const releaseId = (id: string): string => uuid(id, 'release id');
 
 /** The API route of each release action. */
 const RELEASE_ACTIONS = {
@@ -99,7 +96,7 @@ function renderPreview(p: ReleasePreviewView, groupName: string): string {
   return out.join('\n') + '\n';
 }
 
-// Registers `releases` and `rollout`.
+// Registers the `hookwarden releases …` commands.
 export function registerReleaseCommands(program: Command): void {
   const releases = program
     .command('releases')
@@ -277,73 +274,6 @@ export function registerReleaseCommands(program: Command): void {
   action('resume', 'Resume a paused rollout', 'hookwarden releases resume 0b6c…');
   action('advance', 'Move a staged rollout to its next ring now', 'hookwarden releases advance 0b6c…');
   action('abort', 'Abort a rollout and re-issue the previous bundle', 'hookwarden releases abort 0b6c…');
-
-  const rollout = program.command('rollout').description('Progress of a staged rollout');
-  examples(rollout, ['hookwarden rollout show 0b6c…', 'hookwarden rollout watch 0b6c…']);
-
-  examples(
-    rollout
-      .command('show <id>')
-      .description('Per-ring progress and gate rates of a release')
-      .action(async (id: string, _o: unknown, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const v = await (await rt.client()).json('GET', '/v1/releases/{id}/rollout', { path: { id: releaseId(id) } });
-        if (rt.format === 'json') rt.json(v);
-        else rt.out(renderRollout(v));
-      }),
-    ['hookwarden rollout show 0b6c… -o json'],
-  );
-
-  examples(
-    rollout
-      .command('watch <id>')
-      .description(
-        'Follow a rollout live until it completes (exit 0), pauses (exit 3) or is aborted/superseded (exit 1)',
-      )
-      .option('--interval <duration>', 'poll interval', '2s')
-      .option('--timeout <duration>', 'give up after this long')
-      .action(async (id: string, opts: { interval: string; timeout?: string }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        await watchAndExit(
-          rt.format === 'json',
-          await rt.client(),
-          releaseId(id),
-          {
-            intervalMs: parseDuration(opts.interval, '--interval') * 1000,
-            timeoutMs: opts.timeout ? parseDuration(opts.timeout, '--timeout') * 1000 : undefined,
-          },
-          (v) => rt.json(v),
-        );
-      }),
-    ['hookwarden rollout watch 0b6c…', 'hookwarden rollout watch 0b6c… --interval 5s --timeout 2h'],
-  );
-}
-
-// Watches a rollout (progress on stdout, or stderr when the output is JSON) and sets the exit code.
-async function watchAndExit(
-  json: boolean,
-  client: Awaited<ReturnType<ReturnType<typeof runtimeOf>['client']>>,
-  id: string,
-  o: { intervalMs?: number; timeoutMs?: number },
-  printJson: (v: unknown) => void,
-): Promise<void> {
-  const stream = json ? process.stderr : process.stdout;
-  const ac = new AbortController();
-  const onSigint = () => ac.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    const { end, last } = await watchRollout(client, id, {
-      ...o,
-      write: (t) => stream.write(t),
-      tty: Boolean(stream.isTTY),
-      signal: ac.signal,
-    });
-    if (json) printJson({ end, rollout: last });
-    else process.stdout.write(`Rollout ${end}.\n`);
-    process.exitCode = watchExitCode(end);
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-  }
 }
 
 // A word as the shell would need it (quoted when it has anything but safe characters).
