@@ -41,10 +41,14 @@ export class AdminApiError extends Error {
 
   /** The located problems in `details` (an array of diagnostics, or none). */
   get diagnostics(): Diagnostic[] {
-    const d = this.details;
-    if (!Array.isArray(d)) return [];
-    return d.filter((x): x is Diagnostic => typeof x === 'object' && x !== null && 'message' in x);
+    return diagnosticsOf(this.details);
   }
+}
+
+// The located problems of an error body's `details` (an array of diagnostics, or none).
+export function diagnosticsOf(details: unknown): Diagnostic[] {
+  if (!Array.isArray(details)) return [];
+  return details.filter((x): x is Diagnostic => typeof x === 'object' && x !== null && 'message' in x);
 }
 
 /** The request got no answer (refused, reset, DNS, TLS, timeout, aborted). */

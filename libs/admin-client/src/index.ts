@@ -9,7 +9,14 @@ export {
   type Page,
   type PageInit,
 } from './client';
-export { AdminApiError, AdminBodyError, AdminNetworkError, networkReason, type Diagnostic } from './errors';
+export {
+  AdminApiError,
+  AdminBodyError,
+  AdminNetworkError,
+  diagnosticsOf,
+  networkReason,
+  type Diagnostic,
+} from './errors';
 export { listRoutes, type ListRoute } from './list-routes';
 export { NOT_FILTERS } from './types';
 export type {

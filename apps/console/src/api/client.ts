@@ -7,6 +7,7 @@ import {
   AdminClient,
   AdminNetworkError,
   type Diagnostic,
+  diagnosticsOf,
   type Method,
   type QueryParams,
   type Schemas,
@@ -31,9 +32,7 @@ export class ApiError extends Error {
 
   /** The located problems in `details` (an array of diagnostics, or none). */
   get diagnostics(): Diagnostic[] {
-    const d = this.details;
-    if (!Array.isArray(d)) return [];
-    return d.filter((x): x is Diagnostic => typeof x === 'object' && x !== null && 'message' in x);
+    return diagnosticsOf(this.details);
   }
 }
 

@@ -18,6 +18,7 @@ import {
   When,
 } from '../components/ui';
 import { AUDIT_FILTERS, type AuditFilter } from '../filters';
+import { useAction } from '../components/use-action';
 import { navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 
@@ -158,31 +159,25 @@ function VerifyCard() {
   const [kept, setKept] = useState<Checkpoint | null>(loadCheckpoint);
   const [result, setResult] = useState<Verify | null>(null);
   const [signature, setSignature] = useState<boolean | null | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const verify = async () => {
-    setBusy(true);
-    setError(null);
+  const {
+    run: verify,
+    busy,
+    error,
+  } = useAction(async () => {
     setSignature(undefined);
-    try {
-      const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
-      const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
-      setResult(r);
-      if (r.ok && r.checkpoint) {
-        const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
-        const sig = await checkSignature(r.checkpoint, trusted.keys);
-        setSignature(sig);
-        if (sig !== false) {
-          saveCheckpoint(r.checkpoint);
-          setKept(r.checkpoint);
-        }
+    const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
+    const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
+    setResult(r);
+    if (r.ok && r.checkpoint) {
+      const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
+      const sig = await checkSignature(r.checkpoint, trusted.keys);
+      setSignature(sig);
+      if (sig !== false) {
+        saveCheckpoint(r.checkpoint);
+        setKept(r.checkpoint);
       }
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
     }
-  };
+  });
   return (
     <Card title="Verify the chain">
       <p className="hint">
