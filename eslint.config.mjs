@@ -71,7 +71,7 @@ export default tseslint.config(
       '**/fixtures/**',
       'coverage/**',
       '**/*.cjs',
-      'apps/console/src/api/schema.d.ts',
+      'libs/admin-client/src/schema.ts',
       'apps/cli/bin/**',
     ],
   },
@@ -113,13 +113,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // `@hookwarden/hook-core/cli` and `/browser` are entry points too (its package.json `exports` map declares them).
+              // `@hookwarden/hook-core/cli` `/browser` and `/http` are entry points too (its package.json `exports` map declares them).
               group: [
                 '**/libs/**',
                 '**/apps/**',
                 '@hookwarden/*/*',
                 '!@hookwarden/hook-core/cli',
                 '!@hookwarden/hook-core/browser',
+                '!@hookwarden/hook-core/http',
               ],
               message:
                 'Import other packages through their entry points (@hookwarden/..., exports map), never by path.',

@@ -4,13 +4,18 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
+const r = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
 export default defineConfig({
   base: '/console/',
   plugins: [react()],
   resolve: {
-    // hook-core's browser-safe entry, compiled from its source (the package itself builds to CommonJS for Node).
+    // The workspace packages the console bundles, from their (browser-safe) TypeScript sources (hook-core itself
+    // builds to CommonJS for Node).
     alias: {
-      '@hookwarden/hook-core/browser': fileURLToPath(new URL('../../libs/hook-core/src/browser.ts', import.meta.url)),
+      '@hookwarden/hook-core/browser': r('../../libs/hook-core/src/browser.ts'),
+      '@hookwarden/admin-client': r('../../libs/admin-client/src/index.ts'),
+      '@hookwarden/hook-core/http': r('../../libs/hook-core/src/wire/http.ts'),
     },
   },
   build: {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST, FIRST_SCREEN_BUDGET, measure } from '../../apps/console/scripts/bundle-size.mjs';
-import { openApiTypes } from '../../apps/console/scripts/openapi-types.mjs';
+import { GENERATED, openApiTypes } from '../../libs/admin-client/scripts/openapi-types.mjs';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 
@@ -90,14 +90,12 @@ describe('console static serving', () => {
     expect(m.total).toBeLessThanOrEqual(FIRST_SCREEN_BUDGET);
   });
 
-  it("the console's committed API types are generated from the OpenAPI document the API serves", async () => {
+  it("the admin client's committed API types are generated from the OpenAPI document the API serves", async () => {
     const served = await call(api.baseUrl, 'GET', '/docs/openapi.json');
     const root = path.resolve(__dirname, '../..');
-    const committed = readFileSync(path.join(root, 'apps/console/src/api/schema.d.ts'), 'utf8');
-    const message = 'apps/console/src/api/schema.d.ts is stale: run npm run build && npm run console:api-types';
+    const committed = readFileSync(path.join(root, GENERATED.types), 'utf8');
+    const message = `${GENERATED.types} is stale: run npm run build && npm run api-types`;
     expect(await openApiTypes(served.body), message).toBe(committed);
-    expect(JSON.parse(readFileSync(path.join(root, 'apps/console/openapi.json'), 'utf8')), message).toEqual(
-      served.body,
-    );
+    expect(JSON.parse(readFileSync(path.join(root, GENERATED.document), 'utf8')), message).toEqual(served.body);
   });
 });

@@ -3,7 +3,7 @@
 // writes carry the session's CSRF token). The role always comes from the API.
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { api, ApiError, configureAuth, type Credentials, errorFrom, type Schemas } from './api/client';
+import { api, ApiError, apiErrorOf, configureAuth, type Credentials, type Schemas } from './api/client';
 
 export type Role = 'admin' | 'auditor';
 
@@ -49,15 +49,13 @@ function credentialsOf(s: Session | null): Credentials | null {
 // Asks the API who the given credentials are (GET /v1/me); null for 401 (no session), an ApiError otherwise.
 async function me(credentials: Credentials | null): Promise<Schemas['MeDto'] | null> {
   configureAuth(credentials);
-  let res;
   try {
-    res = await api.GET('/v1/me');
+    return await api.GET('/v1/me');
   } catch (err) {
-    throw new ApiError(0, 'network', `The API did not answer: ${(err as Error).message}`, 'GET', '/v1/me', null, null);
+    const e = apiErrorOf(err, 'GET');
+    if (e.status === 401 && !credentials) return null;
+    throw e.status === 0 ? new ApiError(0, e.code, e.message, 'GET', '/v1/me', null, null) : e;
   }
-  if (res.response.ok && res.data) return res.data;
-  if (res.response.status === 401 && !credentials) return null;
-  throw await errorFrom(res.response, 'GET', res.error);
 }
 
 // Checks the console may be used with this identity: people with the metrics role only have no console.
@@ -76,7 +74,7 @@ export async function whoAmI(token: string): Promise<{ role: Role; name: string 
 export const authConfigQuery = {
   queryKey: ['auth-config'],
   queryFn: async (): Promise<Schemas['AuthConfigDto'] | null> =>
-    (await api.GET('/v1/auth/config').catch(() => null))?.data ?? null,
+    (await api.GET('/v1/auth/config').catch(() => null)) ?? null,
   staleTime: Number.POSITIVE_INFINITY,
 };
 
@@ -132,7 +130,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       void api
         .POST('/v1/auth/logout')
         .then((res) => {
-          const next: unknown = res.data?.endSessionUrl;
+          const next: unknown = res.endSessionUrl;
           end(reason);
           if (typeof next === 'string' && /^https?:\/\//.test(next)) window.location.assign(next);
         })

@@ -81,6 +81,7 @@ export * from './wire'; // its index lists exactly the wire names other packages
 // --- Hook inventory and release impact preview ---
 export {
   inventoryDocumentSchema,
+  inventoryHookSchema,
   type InventoryDocument,
   type InventoryHook,
   MAX_INVENTORY_BYTES,

@@ -1,6 +1,6 @@
 // Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After, and
 // bounded bodies (a size cap enforced while streaming and a deadline on slow bodies, whatever the server sends).
-import { parseErrorBody } from '@hookwarden/hook-core';
+import { parseErrorBody, parseRetryAfter } from '@hookwarden/hook-core/http';
 import { transportFetch } from './transport';
 
 /** A non-2xx answer from the API (the error body's code and message when present). */
@@ -36,15 +36,8 @@ export class ApiBodyError extends Error {
   }
 }
 
-// Parses Retry-After (seconds or an HTTP date) into milliseconds; null when absent or invalid.
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  const trimmed = value.trim();
-  if (/^\d{1,9}$/.test(trimmed)) return Number(trimmed) * 1000;
-  if (trimmed.length > 64) return null;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
+// Retry-After is read by the one rule every client shares (hook-core's wire contract).
+export { parseRetryAfter };
 
 /** Default bounds of a response body the agent reads. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;

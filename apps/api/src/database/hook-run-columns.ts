@@ -1,6 +1,7 @@
 // The one table of hook_runs columns (besides the migration): ingest's COPY list, the query select lists, the row and
 // API types, the response schema, the CSV export and the filters are all derived from it, so a column added here
 // reaches every place (and one added elsewhere does not compile).
+import { runRecordSchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 
 /** PostgreSQL types used by hook_runs, with the JavaScript type pg returns for each. */
@@ -169,7 +170,7 @@ function zodOf(c: ColumnSpec): z.ZodType {
           : c.pg === 'bool'
             ? z.boolean()
             : c.pg === 'jsonb'
-              ? z.record(z.string(), z.unknown()).describe('the full run record as uploaded')
+              ? runRecordSchema.describe('the full run record as uploaded')
               : z.string();
   return c.nullable ? base.nullable() : base;
 }

@@ -4,6 +4,19 @@ import { z } from 'zod';
 import { cursorParam, limitParam, queryText, uuidParam } from '../common/query';
 import { ADMISSIONS } from './admission';
 
+/** What the API keeps of an endpoint's last status report: when, its errors and its managed files' digests. */
+const lastStatusSchema = z.object({
+  at: z.iso.datetime(),
+  errors: z.array(z.string()),
+  files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
+});
+
+// The stored last status report as the API shows it (null when none, or not the shape the API stores).
+export function readLastStatus(stored: unknown): z.infer<typeof lastStatusSchema> | null {
+  const parsed = lastStatusSchema.safeParse(stored);
+  return parsed.success ? parsed.data : null;
+}
+
 export const listEndpointsQuerySchema = z
   .object({
     groupId: uuidParam().optional(),
@@ -65,7 +78,7 @@ export const endpointViewSchema = z.object({
   targetRevision: z.number().int().nullable(),
   uploadsPending: z.number().int(),
   recordsDropped: z.number().int(),
-  lastStatus: z.unknown().nullable().describe('The last status report (errors, files)'),
+  lastStatus: lastStatusSchema.nullable().describe('The last status report (errors, files)'),
 });
 export class EndpointViewDto extends createZodDto(endpointViewSchema) {}
 export type EndpointView = z.infer<typeof endpointViewSchema>;

@@ -9,7 +9,7 @@ import { signCursor, verifyCursor } from '../common/cursor';
 import { isoTime } from '../common/query';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import type { Admission, AdmissionAction } from './admission';
-import type { EndpointDecision, EndpointView } from './endpoints.dto';
+import { type EndpointDecision, type EndpointView, readLastStatus } from './endpoints.dto';
 import {
   type DuplicateSummary,
   type EndpointFilter,
@@ -92,7 +92,7 @@ export class EndpointsService {
       targetRevision: row.targetRevision,
       uploadsPending: row.uploadsPending,
       recordsDropped: row.recordsDropped,
-      lastStatus: row.lastStatus ?? null,
+      lastStatus: readLastStatus(row.lastStatus),
     };
   }
 

@@ -1,4 +1,5 @@
 // Request/response schemas of inventory uploads, fleet views and the release impact preview.
+import { inventoryDocumentSchema, inventoryHookSchema } from '@hookwarden/hook-core';
 import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { isoTime, uuidParam } from '../common/query';
@@ -61,6 +62,13 @@ export const changesQuerySchema = paginationQuerySchema.extend({
 });
 export class ChangesQueryDto extends createZodDto(changesQuerySchema) {}
 
+/** One hook of a change: its key, definition hash and layer. */
+const changedHookSchema = inventoryHookSchema.pick({ key: true, hash: true, layer: true });
+/** The hooks a change added and removed (at most 200 of each are kept). */
+export const inventoryChangeListSchema = z
+  .object({ added: z.array(changedHookSchema), removed: z.array(changedHookSchema) })
+  .describe('The hooks added and removed (at most 200 of each)');
+
 export const inventoryChangeSchema = z.object({
   id: z.uuid(),
   endpointId: z.uuid(),
@@ -69,7 +77,7 @@ export const inventoryChangeSchema = z.object({
   digest: z.string(),
   added: z.number().int(),
   removed: z.number().int(),
-  changes: z.unknown().describe('{ added: [{key, hash, layer}], removed: [...] } (at most 200 each)'),
+  changes: inventoryChangeListSchema,
 });
 export class InventoryChangePageDto extends createZodDto(pageSchema(inventoryChangeSchema)) {}
 
@@ -79,7 +87,7 @@ export const endpointInventorySchema = z.object({
   collectedAt: z.iso.datetime(),
   receivedAt: z.iso.datetime(),
   changedAt: z.iso.datetime(),
-  inventory: z.unknown().describe('The report as the agent sent it'),
+  inventory: inventoryDocumentSchema.describe('The report as the agent sent it'),
 });
 export class EndpointInventoryDto extends createZodDto(endpointInventorySchema) {}
 

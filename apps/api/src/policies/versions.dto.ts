@@ -1,6 +1,11 @@
 // Request/response schemas of policy versions: authoring (TOML or structured JSON + managed files), reads, diffs.
 import { createZodDto } from '../common/zod-dto';
-import { MAX_BUNDLE_FILE_BYTES, MAX_BUNDLE_FILES, MAX_REQUIREMENTS_BYTES } from '@hookwarden/hook-core';
+import {
+  MAX_BUNDLE_FILE_BYTES,
+  MAX_BUNDLE_FILES,
+  MAX_REQUIREMENTS_BYTES,
+  PolicyDocumentSchema,
+} from '@hookwarden/hook-core';
 import { z } from 'zod';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { freeText } from '../common/text';
@@ -104,7 +109,7 @@ export class VersionPageDto extends createZodDto(pageSchema(versionSummarySchema
 
 export const versionViewSchema = versionSummarySchema.extend({
   toml: z.string().describe('Canonical requirements.toml: exactly what endpoints receive'),
-  policy: z.record(z.string(), z.unknown()).describe('The same content as structured JSON'),
+  policy: PolicyDocumentSchema.describe('The same content as structured JSON'),
   files: z.array(versionFileViewSchema),
 });
 export type VersionView = z.infer<typeof versionViewSchema>;

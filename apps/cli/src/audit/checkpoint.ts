@@ -4,7 +4,7 @@ import { verify as verifySignature } from 'node:crypto';
 import path from 'node:path';
 import { canonicalJson } from '@hookwarden/hook-core';
 import { z } from 'zod';
-import type { AuditCheckpoint, PublicKeyList } from '../client/types';
+import type { PublicKeyList } from '../client/types';
 import { CliError } from '../cli/errors';
 import { readBounded, writePrivate } from '../config/files';
 
@@ -16,6 +16,8 @@ const checkpointSchema = z.object({
   keyId: z.string(),
   signature: z.string(),
 });
+/** A checkpoint as this machine keeps it (what the API signed, read back from the file). */
+export type KeptCheckpoint = z.infer<typeof checkpointSchema>;
 const fileSchema = z.object({ servers: z.record(z.string(), checkpointSchema).default({}) });
 
 export const CHECKPOINTS_FILE = 'audit-checkpoints.json';
@@ -26,7 +28,7 @@ export function checkpointFile(configDir: string): string {
 }
 
 // Reads the stored checkpoint of a server (null: none yet).
-export async function loadCheckpoint(file: string, server: string): Promise<AuditCheckpoint | null> {
+export async function loadCheckpoint(file: string, server: string): Promise<KeptCheckpoint | null> {
   const raw = await readBounded(file, 4 * 1024 * 1024);
   if (raw === null) return null;
   let doc: unknown;
@@ -41,7 +43,7 @@ export async function loadCheckpoint(file: string, server: string): Promise<Audi
 }
 
 // Stores the checkpoint of a server (atomically, mode 0600), keeping the others.
-export async function saveCheckpoint(file: string, server: string, cp: AuditCheckpoint): Promise<void> {
+export async function saveCheckpoint(file: string, server: string, cp: KeptCheckpoint): Promise<void> {
   const raw = await readBounded(file, 4 * 1024 * 1024);
   const doc = raw ? fileSchema.safeParse(JSON.parse(raw.toString('utf8'))) : undefined;
   const servers = doc?.success ? doc.data.servers : {};
@@ -50,7 +52,7 @@ export async function saveCheckpoint(file: string, server: string, cp: AuditChec
 }
 
 // Checks a checkpoint's Ed25519 signature (over the canonical JSON of {kind, seq, hash, at}) with a trusted key.
-export function checkpointSignatureValid(cp: AuditCheckpoint, keys: PublicKeyList['keys']): boolean {
+export function checkpointSignatureValid(cp: KeptCheckpoint, keys: PublicKeyList['keys']): boolean {
   const key = keys.find((k) => k.kid === cp.keyId);
   if (!key) return false;
   const data = Buffer.from(canonicalJson({ kind: cp.kind, seq: cp.seq, hash: cp.hash, at: cp.at }), 'utf8');

@@ -1,14 +1,21 @@
 // The hookwarden command line (commander): global options, then one register…Commands(program) per feature.
 import { Command, Option } from 'commander';
-import { registerAuditCommands } from '../commands/audit';
+import { registerAuditLogCommands } from '../commands/audit-log';
+import { registerAuditSettingsCommands } from '../commands/audit-settings';
 import { registerCompletionCommand } from '../commands/completion';
-import { registerFleetCommands } from '../commands/fleet';
+import { registerEndpointCommands } from '../commands/endpoints';
+import { registerEnrollmentSecretCommands } from '../commands/enrollment-secrets';
 import { registerGitopsCommands } from '../commands/gitops';
 import { registerGroupCommands } from '../commands/groups';
+import { registerHookRunCommands } from '../commands/hook-runs';
 import { registerInventoryCommands } from '../commands/inventory';
 import { registerContextCommands } from '../commands/login';
 import { registerPolicyCommands } from '../commands/policies';
 import { registerReleaseCommands } from '../commands/releases';
+import { registerRolloutCommands } from '../commands/rollout';
+import { registerSigningKeyCommands } from '../commands/signing-keys';
+import { registerTokenCommands } from '../commands/tokens';
+import { registerVersionCommands } from '../commands/versions';
 import { CLI_VERSION } from '../version';
 import { examples } from './help';
 
@@ -44,11 +51,18 @@ export function buildProgram(withVersion = true): Command {
   );
   registerContextCommands(program);
   registerGroupCommands(program);
+  registerAuditSettingsCommands(program);
   registerPolicyCommands(program);
+  registerVersionCommands(program);
   registerReleaseCommands(program);
-  registerFleetCommands(program);
+  registerRolloutCommands(program);
+  registerEndpointCommands(program);
+  registerEnrollmentSecretCommands(program);
+  registerTokenCommands(program);
+  registerSigningKeyCommands(program);
   registerInventoryCommands(program);
-  registerAuditCommands(program);
+  registerHookRunCommands(program);
+  registerAuditLogCommands(program);
   registerGitopsCommands(program);
   registerCompletionCommand(program);
   // Subcommands inherit exitOverride and the help-after-error behaviour.

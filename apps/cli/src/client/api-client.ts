@@ -1,7 +1,25 @@
-// HTTP client for the Hookwarden admin API: bearer header, bounded time and size, the API's error shape, retries
-// with backoff for idempotent reads.
+// The CLI's client of the Hookwarden admin API: the typed admin client (@hookwarden/admin-client: method, path,
+// parameters, body and answer typed from the OpenAPI document; bounded time and size; reads retried with backoff and
+// Retry-After) with the CLI's credentials and user agent, and its errors as CLI errors with located problems.
+import {
+  AdminApiError,
+  AdminBodyError,
+  AdminClient,
+  AdminNetworkError,
+  type FlatInitArg,
+  type InitArg,
+  type ItemOf,
+  type Method,
+  type Page,
+  type PageInit,
+  type PagedPath,
+  type PathsWith,
+  type ResponseBody,
+} from '@hookwarden/admin-client';
 import { CliError, type Problem } from '../cli/errors';
 import { CLI_VERSION } from '../version';
+
+export { networkReason } from '@hookwarden/admin-client';
 
 /** A non-2xx answer, carrying the API's { error: { code, message, details } }. */
 export class ApiError extends CliError {
@@ -26,26 +44,6 @@ export interface ApiClientOptions {
   maxBytes?: number;
   /** Retries of idempotent requests on network errors, 429 and 502–504 (default 3). */
   retries?: number;
-}
-
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined | null>;
-  body?: unknown;
-  headers?: Record<string, string>;
-  timeoutMs?: number;
-  maxBytes?: number;
-}
-
-const RETRYABLE = new Set([429, 502, 503, 504]);
-const MAX_RETRY_AFTER_MS = 30_000;
-
-// Milliseconds from a Retry-After header (seconds or HTTP date), or null.
-export function retryAfterMs(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  const v = value.trim();
-  if (/^\d{1,6}$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 // Turns the API's error.details into located problems (arrays of diagnostics, or a currentVersion conflict).
@@ -85,204 +83,102 @@ export function problemsFrom(details: unknown): Problem[] {
   return out;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export class ApiClient {
-  readonly baseUrl: string;
-  private readonly timeoutMs: number;
-  private readonly maxBytes: number;
-  private readonly retries: number;
-
-  constructor(private readonly options: ApiClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    this.retries = options.retries ?? 3;
-  }
-
-  // The full URL of a path with its query string (undefined/null values are left out).
-  url(path: string, query?: RequestOptions['query']): string {
-    const u = new URL(this.baseUrl + path);
-    for (const [k, v] of Object.entries(query ?? {}))
-      if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
-    return u.toString();
-  }
-
-  // Sends a request and returns the Response of a 2xx; throws ApiError for others and CliError for network errors.
-  // `signal` (when given) replaces the overall deadline, e.g. for streams with an idle timeout.
-  async send(method: string, path: string, opts: RequestOptions = {}, signal?: AbortSignal): Promise<Response> {
-    const idempotent = method === 'GET' || method === 'HEAD';
-    for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = {
-        'user-agent': `hookwarden-cli/${CLI_VERSION}`,
-        accept: 'application/json',
-        ...opts.headers,
-      };
-      if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
-      let body: string | undefined;
-      if (opts.body !== undefined) {
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify(opts.body);
-      }
-      let res: Response;
-      try {
-        res = await fetch(this.url(path, opts.query), {
-          method,
-          headers,
-          body,
-          redirect: 'error', // never replay the bearer token to another location
-          signal: signal ?? AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs),
-        });
-      } catch (err) {
-        const reason = networkReason(err);
-        if (idempotent && attempt < this.retries && !signal?.aborted) {
-          await sleep(backoff(attempt));
-          continue;
-        }
-        throw new CliError(`${method} ${this.baseUrl}${path}: ${reason}`);
-      }
-      if (res.ok) return res;
-      if (idempotent && RETRYABLE.has(res.status) && attempt < this.retries) {
-        const wait = Math.min(retryAfterMs(res.headers.get('retry-after')) ?? backoff(attempt), MAX_RETRY_AFTER_MS);
-        await res.body?.cancel().catch(() => undefined);
-        await sleep(wait);
-        continue;
-      }
-      throw await this.errorOf(method, path, res);
-    }
-  }
-
-  // Builds the ApiError of a non-2xx answer from the one error shape (or the status alone).
-  private async errorOf(method: string, path: string, res: Response): Promise<ApiError> {
-    let code = `http_${res.status}`;
-    let message = `HTTP ${res.status} ${res.statusText}`.trim();
-    let details: unknown;
-    try {
-      const text = (await readLimited(res, 1024 * 1024)).toString('utf8');
-      const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
-      if (parsed.error && typeof parsed.error === 'object') {
-        if (typeof parsed.error.code === 'string') code = parsed.error.code;
-        if (typeof parsed.error.message === 'string') message = parsed.error.message.slice(0, 4000);
-        details = parsed.error.details;
-      }
-    } catch {
-      // not the API's JSON error shape: keep the status line
-    }
+// The CLI error of an admin-client error (API answer, no answer, bad body); anything else is rethrown as is.
+function cliErrorOf(err: unknown): unknown {
+  if (err instanceof AdminApiError) {
     const hint =
-      res.status === 401
+      err.status === 401
         ? ' (check the token: `hookwarden login` or HOOKWARDEN_TOKEN)'
-        : res.status === 403
+        : err.status === 403
           ? ' (this token’s role may not do this)'
           : '';
     return new ApiError(
-      res.status,
-      code,
-      `${method} ${path}: ${res.status} ${code}: ${message}${hint}`,
-      details,
-      problemsFrom(details),
+      err.status,
+      err.code,
+      `${err.method} ${err.path}: ${err.status} ${err.code}: ${err.message}${hint}`,
+      err.details,
+      problemsFrom(err.details),
     );
   }
-
-  // JSON request → parsed JSON answer (bounded in size).
-  async json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const res = await this.send(method, path, opts);
-    return (await this.parse(res, method, path, opts)) as T;
-  }
-
-  // JSON request → status and parsed answer (for routes whose 200/201 differ in meaning).
-  async jsonWithStatus<T>(
-    method: string,
-    path: string,
-    opts: RequestOptions = {},
-  ): Promise<{ status: number; body: T }> {
-    const res = await this.send(method, path, opts);
-    return { status: res.status, body: (await this.parse(res, method, path, opts)) as T };
-  }
-
-  // Text request (e.g. requirements.toml, text/x-diff), bounded in size.
-  async text(path: string, opts: RequestOptions = {}): Promise<string> {
-    const res = await this.send('GET', path, { ...opts, headers: { accept: '*/*', ...opts.headers } });
-    return (await readLimited(res, opts.maxBytes ?? this.maxBytes)).toString('utf8');
-  }
-
-  // Reads and parses a JSON body.
-  private async parse(res: Response, method: string, path: string, opts: RequestOptions): Promise<unknown> {
-    const buf = await readLimited(res, opts.maxBytes ?? this.maxBytes);
-    try {
-      return JSON.parse(buf.toString('utf8'));
-    } catch {
-      throw new CliError(`${method} ${path}: the server answered ${res.status} with a body that is not JSON`);
-    }
-  }
+  if (err instanceof AdminNetworkError || err instanceof AdminBodyError) return new CliError(err.message);
+  return err;
 }
 
-// Reads a response body up to `max` bytes (aborting beyond it).
-export async function readLimited(res: Response, max: number): Promise<Buffer> {
-  if (!res.body) return Buffer.alloc(0);
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body.cancel().catch(() => undefined);
-    throw new CliError(`the server's answer is ${declared} bytes; the limit is ${max}`);
-  }
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Buffer[] = [];
-  let size = 0;
+// The admin client's init of a flat one (`path` and `query` beside `body`).
+function nested<M extends Method, P extends PathsWith<M>>(init: FlatInitArg<M, P>): InitArg<M, P> {
+  const [flat] = init as [({ path?: object; query?: object } & Record<string, unknown>) | undefined];
+  if (!flat) return [] as unknown as InitArg<M, P>;
+  const { path, query, ...rest } = flat;
+  return [{ ...rest, params: { path, query } }] as unknown as InitArg<M, P>;
+}
+
+// Runs one call of the admin client, its errors turned into CLI errors.
+async function cli<T>(call: () => Promise<T>): Promise<T> {
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => undefined);
-        throw new CliError(`the server's answer exceeds ${max} bytes`);
-      }
-      chunks.push(Buffer.from(value));
-    }
+    return await call();
   } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError(`reading the server's answer failed: ${networkReason(err)}`);
+    throw cliErrorOf(err);
   }
-  return Buffer.concat(chunks);
 }
 
-// A readable reason for a fetch failure (timeouts, refused connections, TLS).
-export function networkReason(err: unknown): string {
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError') return 'timed out';
-    if (err.name === 'AbortError') return 'aborted';
-    const cause = err.cause as { code?: string; message?: string } | undefined;
-    if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
-    return cause?.message ?? err.message;
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly admin: AdminClient;
+
+  constructor(options: ApiClientOptions) {
+    this.admin = new AdminClient({
+      baseUrl: options.baseUrl,
+      headers: () => ({
+        'user-agent': `hookwarden-cli/${CLI_VERSION}`,
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      }),
+      timeoutMs: options.timeoutMs,
+      maxBytes: options.maxBytes,
+      retries: options.retries,
+      redirect: 'error', // never replay the bearer token to another location
+    });
+    this.baseUrl = this.admin.baseUrl;
   }
-  return String(err);
-}
 
-// Exponential backoff with jitter: ~0.5 s, 1 s, 2 s … capped at 10 s.
-function backoff(attempt: number): number {
-  const base = Math.min(10_000, 500 * 2 ** attempt);
-  return base / 2 + Math.random() * (base / 2);
-}
-
-/** A page of a cursor-paginated list. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
-// Fetches pages until `max` items or the end (limits how much a list can grow).
-export async function listAll<T>(
-  client: ApiClient,
-  path: string,
-  query: RequestOptions['query'] = {},
-  max = 100_000,
-): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 10_000; page++) {
-    const res = await client.json<Page<T>>('GET', path, { query: { ...query, limit: 200, cursor } });
-    out.push(...res.items);
-    if (!res.nextCursor || out.length >= max) break;
-    cursor = res.nextCursor;
+  // Sends a request and returns the Response of a 2xx (for streams); API and network errors become CLI errors.
+  send<M extends Method, P extends PathsWith<M>>(method: M, path: P, ...init: FlatInitArg<M, P>): Promise<Response> {
+    return cli(() => this.admin.send(method, path, ...nested(init)));
   }
-  return out.slice(0, max);
+
+  // JSON request → the operation's typed answer (bounded in size).
+  json<M extends Method, P extends PathsWith<M>>(
+    method: M,
+    path: P,
+    ...init: FlatInitArg<M, P>
+  ): Promise<ResponseBody<M, P>> {
+    return cli(() => this.admin.request(method, path, ...nested(init)));
+  }
+
+  // JSON request → status and typed answer (for routes whose 200/201 differ in meaning).
+  jsonWithStatus<M extends Method, P extends PathsWith<M>>(
+    method: M,
+    path: P,
+    ...init: FlatInitArg<M, P>
+  ): Promise<{ status: number; body: ResponseBody<M, P> }> {
+    return cli(() => this.admin.requestWithStatus(method, path, ...nested(init)));
+  }
+
+  // Text answer (e.g. requirements.toml, text/x-diff), bounded in size.
+  text<P extends PathsWith<'GET'>>(path: P, ...init: FlatInitArg<'GET', P>): Promise<string> {
+    return cli(() => this.admin.text(path, ...nested<'GET', P>(init)));
+  }
+
+  // One page of a cursor-paginated list.
+  page<P extends PagedPath>(
+    path: P,
+    init: PageInit<P>,
+    page: { limit?: number; cursor?: string },
+  ): Promise<Page<ItemOf<'GET', P>>> {
+    return cli(() => this.admin.page(path, init, page));
+  }
+
+  // Every item of a cursor-paginated list (200 a page), up to `max` items.
+  listAll<P extends PagedPath>(path: P, init: PageInit<P>, max = 100_000): Promise<Array<ItemOf<'GET', P>>> {
+    return cli(() => this.admin.list(path, init, max));
+  }
 }

@@ -4,10 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../cli/errors';
-import { type ApiClient, networkReason, type RequestOptions } from './api-client';
+import { networkReason } from './api-client';
 
 export interface DownloadOptions {
-  query?: RequestOptions['query'];
   /** Destination file, or '-' for stdout. */
   out: string;
   /** Abort when no byte arrives for this long (default 60 s). */
@@ -29,8 +28,11 @@ function size(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
-// Downloads `path` into `o.out`.
-export async function download(client: ApiClient, apiPath: string, o: DownloadOptions): Promise<DownloadResult> {
+// Downloads the answer of `open` (a typed request sent with the given abort signal) into `o.out`.
+export async function download(
+  open: (signal: AbortSignal) => Promise<Response>,
+  o: DownloadOptions,
+): Promise<DownloadResult> {
   const ac = new AbortController();
   const idleMs = o.idleTimeoutMs ?? 60_000;
   let idle = setTimeout(() => ac.abort(), idleMs);
@@ -58,7 +60,7 @@ export async function download(client: ApiClient, apiPath: string, o: DownloadOp
     );
   };
   try {
-    const res = await client.send('GET', apiPath, { query: o.query, headers: { accept: '*/*' } }, ac.signal);
+    const res = await open(ac.signal);
     touch();
     if (!res.body) throw new CliError('the server sent no body');
     const sink = toStdout ? process.stdout : createWriteStream(tmp, { mode: 0o600, flags: 'wx' });

@@ -15,7 +15,8 @@ export function isPreviewDigest(text: string): boolean {
 
 // The preview of releasing a policy version to a group.
 export function fetchPreview(client: ApiClient, groupId: string, policyVersionId: string): Promise<ReleasePreviewView> {
-  return client.json<ReleasePreviewView>('GET', `/v1/groups/${groupId}/release-preview`, {
+  return client.json('GET', '/v1/groups/{groupId}/release-preview', {
+    path: { groupId },
     query: { policyVersionId },
     timeoutMs: 120_000,
   });

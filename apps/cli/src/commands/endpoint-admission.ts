@@ -1,21 +1,14 @@
 // `hookwarden endpoints approve|reject|readmit <id>`: an admin's decisions on enrollments (a pending duplicate
 // machine id approved or rejected, a revoked endpoint re-admitted), and the admission columns of `endpoints list`.
 import type { Command } from 'commander';
+import type { Schemas } from '@hookwarden/admin-client';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid } from '../cli/parse';
 
-/** The admission part of an endpoint's view. */
-export interface AdmissionView {
-  id: string;
-  hostname: string;
-  groupName: string;
-  admission: string;
-  duplicateOf: string | null;
-  duplicate: { id: string; hostname: string; groupName: string; lastSeenAt: string | null } | null;
-  revokedAt: string | null;
-}
+/** An endpoint as the API shows it (the admission part is what these commands print). */
+export type AdmissionView = Schemas['EndpointViewDto'];
 
 /** The values `endpoints list --admission` takes. */
 export const ADMISSIONS = ['active', 'pending', 'rejected', 'retired'] as const;
@@ -70,15 +63,19 @@ export function registerAdmissionCommands(endpoints: Command): void {
         .action(async (id: string, _o: unknown, cmd: Command) => {
           const rt = runtimeOf(cmd);
           if (!isUuid(id)) throw new CliError(`endpoint id must be a UUID, got ${JSON.stringify(id)}`);
-          const res = await (
-            await rt.client()
-          ).json<AdmissionView | { endpoint: AdmissionView; retired: AdmissionView | null }>(
-            'POST',
-            `/v1/endpoints/${id}/${name}`,
-          );
+          const client = await rt.client();
+          const path = { id };
+          if (name === 'approve') {
+            const res = await client.json('POST', '/v1/endpoints/{id}/approve', { path });
+            if (rt.format === 'json') return rt.json(res);
+            return rt.out(`${d.done(res.endpoint, res.retired)}\n`);
+          }
+          const res =
+            name === 'reject'
+              ? await client.json('POST', '/v1/endpoints/{id}/reject', { path })
+              : await client.json('POST', '/v1/endpoints/{id}/readmit', { path });
           if (rt.format === 'json') return rt.json(res);
-          const [e, retired] = 'endpoint' in res ? [res.endpoint, res.retired] : [res, null];
-          rt.out(`${d.done(e, retired)}\n`);
+          rt.out(`${d.done(res, null)}\n`);
         }),
       [`hookwarden endpoints ${name} 5f1e…`],
     );

@@ -77,7 +77,7 @@ function openBrowser(url: string): void {
 // personal token with their role (the browser signs in through the identity provider), and reads the token they
 // paste (or pipe in). Returns the token.
 async function tokenThroughSso(base: string, opts: LoginOptions, warn: (text: string) => void): Promise<string> {
-  const config = await new ApiClient({ baseUrl: base }).json<{ sso?: { enabled?: boolean } }>('GET', '/v1/auth/config');
+  const config = await new ApiClient({ baseUrl: base }).json('GET', '/v1/auth/config');
   if (!config?.sso?.enabled) {
     throw new CliError(`${base} has no single sign-on configured: pass --token (an API token) instead`);
   }

@@ -1,16 +1,16 @@
-// `hookwarden releases …` (immediate or staged; pause/resume/advance/abort) and `hookwarden rollout show|watch`.
+// `hookwarden releases …`: releases of a policy version to a group (list, get, create with the impact preview, preview, pause/resume/advance/abort).
 import type { Command } from 'commander';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
 import type { ApiClient } from '../client/api-client';
 import { fetchPreview, isPreviewAckRequired, isPreviewDigest, previewLines, summarizePreview } from '../client/preview';
-import type { ReleasePreviewView, ReleaseView, RolloutView, VersionView } from '../client/types';
+import type { ReleasePreviewView, ReleaseView } from '../client/types';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid, parseDuration, parseIntIn, parseRate, parseRings } from '../cli/parse';
 import { type Column, renderTable } from '../output/table';
-import { renderRollout, watchExitCode, watchRollout } from '../rollout/watch';
-import { shortTime } from './common';
+import { watchAndExit } from '../rollout/watch';
+import { shortTime, uuid } from './common';
 
 const RELEASE_COLUMNS: Array<Column<ReleaseView>> = [
   { header: 'ID', get: (r) => r.id, max: 36 },
@@ -24,10 +24,15 @@ const RELEASE_COLUMNS: Array<Column<ReleaseView>> = [
 ];
 
 // Checks a release id argument.
-function releaseId(id: string): string {
-  if (!isUuid(id)) throw new CliError(`release id must be a UUID, got ${JSON.stringify(id)}`);
-  return id;
-}
+const releaseId = (id: string): string => uuid(id, 'release id');
+
+/** The API route of each release action. */
+const RELEASE_ACTIONS = {
+  pause: '/v1/releases/{id}/pause',
+  resume: '/v1/releases/{id}/resume',
+  advance: '/v1/releases/{id}/advance',
+  abort: '/v1/releases/{id}/abort',
+} as const;
 
 interface CreateOptions {
   policy?: string;
@@ -62,7 +67,7 @@ async function resolveVersionId(client: ApiClient, opts: VersionRef): Promise<st
   const p = await resolvePolicy(client, opts.policy);
   const n = opts.version ? parseIntIn(opts.version, '--version', 1, 2_000_000_000) : p.latestVersion;
   if (n === 0) throw new CliError(`policy "${p.name}" has no versions yet`);
-  return (await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${n}`)).id;
+  return (await client.json('GET', '/v1/policies/{id}/versions/{n}', { path: { id: p.id, n } })).id;
 }
 
 // The preview as text: the summary, then the endpoints it changes (at most 50 rows; -o json has all).
@@ -93,7 +98,7 @@ function renderPreview(p: ReleasePreviewView, groupName: string): string {
   return out.join('\n') + '\n';
 }
 
-// Registers `releases` and `rollout`.
+// Registers the `hookwarden releases …` commands.
 export function registerReleaseCommands(program: Command): void {
   const releases = program
     .command('releases')
@@ -112,7 +117,10 @@ export function registerReleaseCommands(program: Command): void {
         const rt = runtimeOf(cmd);
         const client = await rt.client();
         const g = await resolveGroup(client, ref);
-        rt.list(await client.json<{ items: ReleaseView[] }>('GET', `/v1/groups/${g.id}/releases`), RELEASE_COLUMNS);
+        rt.list(
+          await client.json('GET', '/v1/groups/{groupId}/releases', { path: { groupId: g.id } }),
+          RELEASE_COLUMNS,
+        );
       }),
     ['hookwarden releases list engineering'],
   );
@@ -123,7 +131,7 @@ export function registerReleaseCommands(program: Command): void {
       .description('Show a release')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        rt.record(await (await rt.client()).json<ReleaseView>('GET', `/v1/releases/${releaseId(id)}`));
+        rt.record(await (await rt.client()).json('GET', '/v1/releases/{id}', { path: { id: releaseId(id) } }));
       }),
     ['hookwarden releases get 0b6c…'],
   );
@@ -176,7 +184,7 @@ export function registerReleaseCommands(program: Command): void {
         const body = opts.staged
           ? {
               policyVersionId: versionId,
-              strategy: 'staged',
+              strategy: 'staged' as const,
               rings: opts.rings ? parseRings(opts.rings, '--rings') : undefined,
               ringIntervalSec: opts.interval ? parseDuration(opts.interval, '--interval') : undefined,
               maxApplyFailureRate: opts.maxApplyFailureRate
@@ -190,7 +198,7 @@ export function registerReleaseCommands(program: Command): void {
                 ? parseIntIn(opts.minReportingEndpoints, '--min-reporting-endpoints', 1, 1_000_000)
                 : undefined,
             }
-          : { policyVersionId: versionId, strategy: 'immediate' };
+          : { policyVersionId: versionId, strategy: 'immediate' as const };
         let previewAck = opts.ackPreview;
         if (opts.yesPreview) {
           // Acknowledge what the preview shows now, and say what that is (stderr under -o json).
@@ -202,7 +210,8 @@ export function registerReleaseCommands(program: Command): void {
         }
         let r: ReleaseView;
         try {
-          r = await client.json<ReleaseView>('POST', `/v1/groups/${g.id}/releases`, {
+          r = await client.json('POST', '/v1/groups/{groupId}/releases', {
+            path: { groupId: g.id },
             body: previewAck ? { ...body, previewAck } : body,
           });
         } catch (err) {
@@ -247,7 +256,7 @@ export function registerReleaseCommands(program: Command): void {
     ],
   );
 
-  const action = (name: 'pause' | 'resume' | 'advance' | 'abort', description: string, example: string) => {
+  const action = (name: keyof typeof RELEASE_ACTIONS, description: string, example: string) => {
     const c = releases
       .command(`${name} <id>`)
       .description(description)
@@ -256,11 +265,7 @@ export function registerReleaseCommands(program: Command): void {
         const body = name === 'pause' && opts.reason ? { reason: opts.reason } : undefined;
         const res = await (
           await rt.client()
-        ).json<ReleaseView | { release: ReleaseView; rollback: ReleaseView | null }>(
-          'POST',
-          `/v1/releases/${releaseId(id)}/${name}`,
-          { body },
-        );
+        ).json('POST', RELEASE_ACTIONS[name], { path: { id: releaseId(id) }, body });
         if (rt.format === 'json') return rt.json(res);
         if ('rollback' in res) {
           rt.out(
@@ -279,73 +284,6 @@ export function registerReleaseCommands(program: Command): void {
   action('resume', 'Resume a paused rollout', 'hookwarden releases resume 0b6c…');
   action('advance', 'Move a staged rollout to its next ring now', 'hookwarden releases advance 0b6c…');
   action('abort', 'Abort a rollout and re-issue the previous bundle', 'hookwarden releases abort 0b6c…');
-
-  const rollout = program.command('rollout').description('Progress of a staged rollout');
-  examples(rollout, ['hookwarden rollout show 0b6c…', 'hookwarden rollout watch 0b6c…']);
-
-  examples(
-    rollout
-      .command('show <id>')
-      .description('Per-ring progress and gate rates of a release')
-      .action(async (id: string, _o: unknown, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const v = await (await rt.client()).json<RolloutView>('GET', `/v1/releases/${releaseId(id)}/rollout`);
-        if (rt.format === 'json') rt.json(v);
-        else rt.out(renderRollout(v));
-      }),
-    ['hookwarden rollout show 0b6c… -o json'],
-  );
-
-  examples(
-    rollout
-      .command('watch <id>')
-      .description(
-        'Follow a rollout live until it completes (exit 0), pauses (exit 3) or is aborted/superseded (exit 1)',
-      )
-      .option('--interval <duration>', 'poll interval', '2s')
-      .option('--timeout <duration>', 'give up after this long')
-      .action(async (id: string, opts: { interval: string; timeout?: string }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        await watchAndExit(
-          rt.format === 'json',
-          await rt.client(),
-          releaseId(id),
-          {
-            intervalMs: parseDuration(opts.interval, '--interval') * 1000,
-            timeoutMs: opts.timeout ? parseDuration(opts.timeout, '--timeout') * 1000 : undefined,
-          },
-          (v) => rt.json(v),
-        );
-      }),
-    ['hookwarden rollout watch 0b6c…', 'hookwarden rollout watch 0b6c… --interval 5s --timeout 2h'],
-  );
-}
-
-// Watches a rollout (progress on stdout, or stderr when the output is JSON) and sets the exit code.
-async function watchAndExit(
-  json: boolean,
-  client: Awaited<ReturnType<ReturnType<typeof runtimeOf>['client']>>,
-  id: string,
-  o: { intervalMs?: number; timeoutMs?: number },
-  printJson: (v: unknown) => void,
-): Promise<void> {
-  const stream = json ? process.stderr : process.stdout;
-  const ac = new AbortController();
-  const onSigint = () => ac.abort();
-  process.once('SIGINT', onSigint);
-  try {
-    const { end, last } = await watchRollout(client, id, {
-      ...o,
-      write: (t) => stream.write(t),
-      tty: Boolean(stream.isTTY),
-      signal: ac.signal,
-    });
-    if (json) printJson({ end, rollout: last });
-    else process.stdout.write(`Rollout ${end}.\n`);
-    process.exitCode = watchExitCode(end);
-  } finally {
-    process.removeListener('SIGINT', onSigint);
-  }
 }
 
 // A word as the shell would need it (quoted when it has anything but safe characters).

@@ -3,7 +3,7 @@
 import { canonicalJson } from '@hookwarden/hook-core';
 import { ApiError, type ApiClient } from '../client/api-client';
 import { fetchPreview, isPreviewAckRequired, previewLines, summarizePreview } from '../client/preview';
-import type { GroupView, PolicyView, ReleaseView, VersionView } from '../client/types';
+import type { ReleaseView } from '../client/types';
 import { CliError, type Problem } from '../cli/errors';
 import { gitInfo, versionMessage } from './git';
 import type { DesiredState } from './layout';
@@ -124,9 +124,9 @@ export async function executePlan(
   const groupId = async (name: string): Promise<string> => {
     const known = groupIds.get(name);
     if (known) return known;
-    const found = (
-      await client.json<{ items: GroupView[] }>('GET', '/v1/groups', { query: { namePrefix: name, limit: 200 } })
-    ).items.find((g) => g.name === name);
+    const found = (await client.json('GET', '/v1/groups', { query: { namePrefix: name, limit: 200 } })).items.find(
+      (g) => g.name === name,
+    );
     if (!found) throw new CliError(`group "${name}" disappeared from the server during the apply`);
     groupIds.set(name, found.id);
     return found.id;
@@ -134,9 +134,9 @@ export async function executePlan(
   const policyId = async (name: string): Promise<string> => {
     const known = policyIds.get(name);
     if (known) return known;
-    const found = (
-      await client.json<{ items: PolicyView[] }>('GET', '/v1/policies', { query: { namePrefix: name, limit: 200 } })
-    ).items.find((p) => p.name === name);
+    const found = (await client.json('GET', '/v1/policies', { query: { namePrefix: name, limit: 200 } })).items.find(
+      (p) => p.name === name,
+    );
     if (!found) throw new CliError(`policy "${name}" disappeared from the server during the apply`);
     policyIds.set(name, found.id);
     return found.id;
@@ -166,29 +166,33 @@ export async function executePlan(
   async function runStep(step: Step): Promise<Record<string, unknown>> {
     switch (step.kind) {
       case 'group.create': {
-        const g = await client.json<GroupView>('POST', '/v1/groups', {
+        const g = await client.json('POST', '/v1/groups', {
           body: { name: step.group, description: step.description },
         });
         groupIds.set(g.name, g.id);
         return { groupId: g.id };
       }
       case 'group.update':
-        await client.json('PATCH', `/v1/groups/${step.groupId}`, { body: { description: step.after.description } });
+        await client.json('PATCH', '/v1/groups/{id}', {
+          path: { id: step.groupId },
+          body: { description: step.after.description },
+        });
         return { groupId: step.groupId };
       case 'capture.update': {
         const id = step.groupId ?? (await groupId(step.group));
-        await client.json('PUT', `/v1/groups/${id}/audit-settings`, { body: step.after });
+        await client.json('PUT', '/v1/groups/{id}/audit-settings', { path: { id }, body: step.after });
         return { groupId: id };
       }
       case 'policy.create': {
-        const p = await client.json<PolicyView>('POST', '/v1/policies', {
+        const p = await client.json('POST', '/v1/policies', {
           body: { name: step.policy, description: step.description, groupId: await groupId(step.group) },
         });
         policyIds.set(p.name, p.id);
         return { policyId: p.id };
       }
       case 'policy.update':
-        await client.json('PATCH', `/v1/policies/${step.policyId}`, {
+        await client.json('PATCH', '/v1/policies/{id}', {
+          path: { id: step.policyId },
           body: { description: step.after.description, groupId: await groupId(step.after.group) },
         });
         return { policyId: step.policyId };
@@ -198,14 +202,15 @@ export async function executePlan(
           throw new CliError(`the directory no longer matches the plan for policy "${step.policy}"`);
         const id = step.policyId ?? (await policyId(step.policy));
         const headers: Record<string, string> = step.baseDigest ? { 'if-match': `"${step.baseDigest}"` } : {};
-        const res = await client.jsonWithStatus<VersionView>('POST', `/v1/policies/${id}/versions`, {
+        const res = await client.jsonWithStatus('POST', '/v1/policies/{id}/versions', {
+          path: { id },
           headers,
           body: {
             toml: d.content.sourceText,
             files: d.content.files.map((f) => ({
               path: f.path,
               content: f.content.toString('base64'),
-              encoding: 'base64',
+              encoding: 'base64' as const,
               mode: f.mode,
             })),
             message: versionMessage(o.message, git, step.folder),
@@ -228,15 +233,17 @@ export async function executePlan(
         let versionId = newVersionIds.get(step.policy);
         if (!versionId) {
           if (step.version === null) throw new CliError(`no version of policy "${step.policy}" was created to release`);
-          versionId = (await client.json<VersionView>('GET', `/v1/policies/${pid}/versions/${step.version}`)).id;
+          versionId = (
+            await client.json('GET', '/v1/policies/{id}/versions/{n}', { path: { id: pid, n: step.version } })
+          ).id;
         }
         const r = step.rollout;
         const body =
           r.strategy === 'immediate'
-            ? { policyVersionId: versionId, strategy: 'immediate' }
+            ? { policyVersionId: versionId, strategy: 'immediate' as const }
             : {
                 policyVersionId: versionId,
-                strategy: 'staged',
+                strategy: 'staged' as const,
                 rings: r.rings,
                 ringIntervalSec: r.ringIntervalSec,
                 maxApplyFailureRate: r.maxApplyFailureRate,
@@ -262,7 +269,8 @@ export async function executePlan(
         const previewAck = preview.requiresAck && o.ackPreviews ? preview.digest : undefined;
         let release: ReleaseView;
         try {
-          release = await client.json<ReleaseView>('POST', `/v1/groups/${gid}/releases`, {
+          release = await client.json('POST', '/v1/groups/{groupId}/releases', {
+            path: { groupId: gid },
             body: previewAck ? { ...body, previewAck } : body,
           });
         } catch (err) {
@@ -283,10 +291,10 @@ export async function executePlan(
         };
       }
       case 'policy.delete':
-        await client.json('DELETE', `/v1/policies/${step.policyId}`);
+        await client.json('DELETE', '/v1/policies/{id}', { path: { id: step.policyId } });
         return { policyId: step.policyId };
       case 'group.delete':
-        await client.json('DELETE', `/v1/groups/${step.groupId}`);
+        await client.json('DELETE', '/v1/groups/{id}', { path: { id: step.groupId } });
         return { groupId: step.groupId };
     }
   }

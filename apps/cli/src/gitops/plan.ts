@@ -2,7 +2,7 @@
 import { canonicalJson } from '@hookwarden/hook-core';
 import { ApiError, type ApiClient } from '../client/api-client';
 import { fetchPreview, type PreviewSummary, summarizePreview } from '../client/preview';
-import type { AuditSettings, GroupView, PolicyView, ReleaseView } from '../client/types';
+import type { AuditSettings, GroupView, PolicyView } from '../client/types';
 import { CliError, type Problem } from '../cli/errors';
 import { sha256Hex } from './content';
 import { diffContent, type DiffFile, type FileChange } from './diff';
@@ -143,14 +143,14 @@ async function groupBlocker(
   if (policies) uses.push(`${policies} policy(ies)`);
   const releases =
     state.releases.get(g.id) ??
-    (await client.json<{ items: ReleaseView[] }>('GET', `/v1/groups/${g.id}/releases`)).items;
+    (await client.json('GET', '/v1/groups/{groupId}/releases', { path: { groupId: g.id } })).items;
   if (releases.length) uses.push(`${releases.length} release(s)`);
-  const endpoints = await client.json<{ items: unknown[] }>('GET', '/v1/endpoints', {
+  const endpoints = await client.json('GET', '/v1/endpoints', {
     query: { groupId: g.id, limit: 1 },
   });
   if (endpoints.items.length) uses.push('enrolled endpoints');
   try {
-    const secrets = await client.json<{ items: unknown[] }>('GET', `/v1/groups/${g.id}/enrollment-secrets`);
+    const secrets = await client.json('GET', '/v1/groups/{groupId}/enrollment-secrets', { path: { groupId: g.id } });
     if (secrets.items.length) uses.push(`${secrets.items.length} enrollment secret(s)`);
   } catch (err) {
     // Enrollment secrets are admin-only: a read-only (auditor) plan cannot see them; apply (admin) checks again.

@@ -1,5 +1,5 @@
 // The server's side of a plan: groups, capture settings, policies, their latest versions and group releases.
-import { type ApiClient, listAll } from '../client/api-client';
+import type { ApiClient } from '../client/api-client';
 import type { AuditSettings, GroupView, PolicyView, ReleaseView, VersionView } from '../client/types';
 
 export interface ServerState {
@@ -18,7 +18,8 @@ const MAX_VERSION_WITH_CONTENT_BYTES = 320 * 1024 * 1024;
 
 // A version with its file contents (base64), read only when a diff or an export needs them.
 export function versionWithContent(client: ApiClient, policyId: string, n: number): Promise<VersionView> {
-  return client.json<VersionView>('GET', `/v1/policies/${policyId}/versions/${n}`, {
+  return client.json('GET', '/v1/policies/{id}/versions/{n}', {
+    path: { id: policyId, n },
     query: { withContent: 'true' },
     maxBytes: MAX_VERSION_WITH_CONTENT_BYTES,
     timeoutMs: 300_000,
@@ -44,16 +45,13 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): P
 
 // Fetches what a plan compares against. `groupNames` limits capture/release reads to the groups that matter.
 export async function fetchServerState(client: ApiClient, groupNames: Set<string> | 'all'): Promise<ServerState> {
-  const [groups, policies] = await Promise.all([
-    listAll<GroupView>(client, '/v1/groups'),
-    listAll<PolicyView>(client, '/v1/policies'),
-  ]);
+  const [groups, policies] = await Promise.all([client.listAll('/v1/groups', {}), client.listAll('/v1/policies', {})]);
   const state: ServerState = { groups, policies, capture: new Map(), releases: new Map(), latest: new Map() };
   const wanted = groups.filter((g) => groupNames === 'all' || groupNames.has(g.name));
   await pool(wanted, 4, async (g) => {
     const [settings, releases] = await Promise.all([
-      client.json<AuditSettings>('GET', `/v1/groups/${g.id}/audit-settings`),
-      client.json<{ items: ReleaseView[] }>('GET', `/v1/groups/${g.id}/releases`),
+      client.json('GET', '/v1/groups/{id}/audit-settings', { path: { id: g.id } }),
+      client.json('GET', '/v1/groups/{groupId}/releases', { path: { groupId: g.id } }),
     ]);
     state.capture.set(g.id, settings);
     state.releases.set(g.id, releases.items);
@@ -62,7 +60,10 @@ export async function fetchServerState(client: ApiClient, groupNames: Set<string
     policies.filter((p) => p.latestVersion > 0),
     4,
     async (p) => {
-      state.latest.set(p.id, await client.json<VersionView>('GET', `/v1/policies/${p.id}/versions/${p.latestVersion}`));
+      state.latest.set(
+        p.id,
+        await client.json('GET', '/v1/policies/{id}/versions/{n}', { path: { id: p.id, n: p.latestVersion } }),
+      );
     },
   );
   return state;

@@ -81,7 +81,7 @@ export async function watchRollout(
   for (;;) {
     let view: RolloutView;
     try {
-      view = await client.json<RolloutView>('GET', `/v1/releases/${releaseId}/rollout`);
+      view = await client.json('GET', '/v1/releases/{id}/rollout', { path: { id: releaseId } });
       failures = 0;
     } catch (err) {
       // 4xx other than 429 will not get better; network trouble and 5xx are retried with backoff (bounded).
@@ -125,4 +125,31 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 // The exit code of a watch: 0 completed, 3 paused, 1 aborted or superseded.
 export function watchExitCode(end: WatchEnd): number {
   return end === 'completed' ? 0 : end === 'paused' ? 3 : 1;
+}
+
+// Watches a rollout (progress on stdout, or stderr when the output is JSON) and sets the exit code.
+export async function watchAndExit(
+  json: boolean,
+  client: ApiClient,
+  id: string,
+  o: { intervalMs?: number; timeoutMs?: number },
+  printJson: (v: unknown) => void,
+): Promise<void> {
+  const stream = json ? process.stderr : process.stdout;
+  const ac = new AbortController();
+  const onSigint = () => ac.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const { end, last } = await watchRollout(client, id, {
+      ...o,
+      write: (t) => stream.write(t),
+      tty: Boolean(stream.isTTY),
+      signal: ac.signal,
+    });
+    if (json) printJson({ end, rollout: last });
+    else process.stdout.write(`Rollout ${end}.\n`);
+    process.exitCode = watchExitCode(end);
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
 }

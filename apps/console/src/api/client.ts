@@ -1,21 +1,19 @@
-// The typed API client: openapi-fetch over the paths generated from the API's OpenAPI document (schema.d.ts), the
-// credentials of the session on every request (bearer token or SSO cookie + CSRF token), and one error type carrying the API's message and location.
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+// The console's API client: the typed admin client (@hookwarden/admin-client, generated from the API's OpenAPI
+// document; the one error-body decoder) with the session's credentials on every request (bearer token or SSO cookie
+// + CSRF token), and one error type carrying the API's message and location.
+import {
+  AdminApiError,
+  AdminBodyError,
+  AdminClient,
+  AdminNetworkError,
+  type Diagnostic,
+  diagnosticsOf,
+  type Method,
+  type QueryParams,
+  type Schemas,
+} from '@hookwarden/admin-client';
 
-export type Schemas = components['schemas'];
-
-/** One located problem from `error.details` (TOML line/column, JSON path, request field). */
-export interface Diagnostic {
-  severity?: 'error' | 'warning';
-  code?: string;
-  message: string;
-  line?: number;
-  column?: number;
-  path?: string;
-  field?: string;
-  file?: string;
-}
+export type { Diagnostic, Schemas };
 
 /** An API error: status, code, message, request id and where it happened (the request and the located details). */
 export class ApiError extends Error {
@@ -34,9 +32,7 @@ export class ApiError extends Error {
 
   /** The located problems in `details` (an array of diagnostics, or none). */
   get diagnostics(): Diagnostic[] {
-    const d = this.details;
-    if (!Array.isArray(d)) return [];
-    return d.filter((x): x is Diagnostic => typeof x === 'object' && x !== null && 'message' in x);
+    return diagnosticsOf(this.details);
   }
 }
 
@@ -62,77 +58,54 @@ export function authHeaders(method: string): Record<string, string> {
   return SAFE_METHODS.has(method.toUpperCase()) ? {} : { 'x-csrf-token': current.csrfToken };
 }
 
-const auth: Middleware = {
-  onRequest({ request }) {
-    for (const [k, v] of Object.entries(authHeaders(request.method))) request.headers.set(k, v);
-    return request;
-  },
-};
+/** The admin API, typed from its OpenAPI document; answers are the data, errors are thrown (see `unwrap`). */
+export const api = new AdminClient({
+  baseUrl: window.location.origin,
+  headers: (method: Method) => authHeaders(method),
+  timeoutMs: 600_000,
+  retries: 0,
+  redirect: 'follow',
+});
 
-export const api = createClient<paths>({ baseUrl: window.location.origin });
-api.use(auth);
-
-// Builds the ApiError of a non-2xx response from its `{ error: { code, message, details, requestId } }` body.
-export async function errorFrom(response: Response, method: string, body?: unknown): Promise<ApiError> {
-  let parsed = body;
-  if (parsed === undefined) {
-    const text = await response.text().catch(() => '');
-    try {
-      parsed = JSON.parse(text) as unknown;
-    } catch {
-      parsed = text;
-    }
+// The console's ApiError of any failure of an admin-client call (API answer, no answer, unreadable body).
+export function apiErrorOf(err: unknown, method: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof AdminApiError) {
+    const message = err.decoded ? err.message : err.bodyText || err.statusText || 'Request failed';
+    if (err.status === 401) onUnauthorized?.();
+    return new ApiError(err.status, err.code, message, err.method, err.url, err.details, err.requestId);
   }
-  const e = (parsed as { error?: { code?: string; message?: string; details?: unknown; requestId?: string } })?.error;
-  const url = new URL(response.url || window.location.href);
-  const err = new ApiError(
-    response.status,
-    e?.code ?? `http_${response.status}`,
-    e?.message ??
-      (typeof parsed === 'string' && parsed ? parsed.slice(0, 500) : response.statusText || 'Request failed'),
-    method,
-    url.pathname + url.search,
-    e?.details,
-    e?.requestId ?? response.headers.get('x-request-id'),
-  );
-  if (response.status === 401) onUnauthorized?.();
-  return err;
+  if (err instanceof AdminNetworkError) {
+    return new ApiError(0, 'network', `The API did not answer: ${err.reason}`, method, '', null, null);
+  }
+  if (err instanceof AdminBodyError) return new ApiError(0, 'bad_body', err.message, method, '', null, null);
+  return new ApiError(0, 'network', `The API did not answer: ${(err as Error).message}`, method, '', null, null);
 }
 
-// Unwraps an openapi-fetch result: the data, or an ApiError thrown with the API's message and location.
-export async function unwrap<T>(
-  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
-  method = 'GET',
-): Promise<T> {
-  let result;
+// Awaits an admin-client call: its data, or an ApiError thrown with the API's message and location.
+export async function unwrap<T>(pending: Promise<T>, method = 'GET'): Promise<T> {
   try {
-    result = await pending;
+    return await pending;
   } catch (err) {
-    throw new ApiError(0, 'network', `The API did not answer: ${(err as Error).message}`, method, '', null, null);
+    throw apiErrorOf(err, method);
   }
-  if (!result.response.ok) throw await errorFrom(result.response, method, result.error);
-  return result.data as T;
 }
 
-// Downloads a streamed export (token in the header or the session cookie, never in the URL) and saves it as a file.
-export async function downloadExport(path: string, query: Record<string, string>, filename: string): Promise<number> {
-  const url = new URL(path, window.location.origin);
-  for (const [k, v] of Object.entries(query)) if (v !== '') url.searchParams.set(k, v);
+// Downloads a hook-run export (token in the header or the session cookie, never in the URL) and saves it as a file.
+export async function downloadExport(
+  query: QueryParams<'GET', '/v1/hook-runs/export'>,
+  filename: string,
+): Promise<number> {
   let res: Response;
   try {
-    res = await fetch(url, { headers: authHeaders('GET'), credentials: 'same-origin' });
+    res = await api.send('GET', '/v1/hook-runs/export', {
+      params: { query },
+      headers: { accept: '*/*' },
+      timeoutMs: 0,
+    });
   } catch (err) {
-    throw new ApiError(
-      0,
-      'network',
-      `The API did not answer: ${(err as Error).message}`,
-      'GET',
-      url.pathname,
-      null,
-      null,
-    );
+    throw apiErrorOf(err, 'GET');
   }
-  if (!res.ok) throw await errorFrom(res, 'GET');
   const blob = await res.blob();
   const href = URL.createObjectURL(blob);
   const a = document.createElement('a');

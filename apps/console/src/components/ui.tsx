@@ -1,6 +1,7 @@
 // Shared building blocks: page header, cards, tables, badges, the API error box, confirm dialog, copy button.
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { ApiError } from '../api/client';
+import { useAction } from './use-action';
 
 export function PageHeader({ title, subtitle, actions }: { title: string; subtitle?: ReactNode; actions?: ReactNode }) {
   return (
@@ -161,24 +162,19 @@ export function ConfirmButton({
   className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const {
+    run: confirm,
+    busy,
+    error,
+    setError,
+  } = useAction(async () => {
+    await onConfirm();
+    ref.current?.close();
+  });
   const id = useId();
   const open = () => {
     setError(null);
     ref.current?.showModal();
-  };
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await onConfirm();
-      ref.current?.close();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
   };
   return (
     <>

@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
+import type { operations } from '@hookwarden/admin-client';
 import { type Checkpoint, checkSignature, loadCheckpoint, saveCheckpoint } from '../checkpoint';
 import {
   Badge,
@@ -17,20 +17,13 @@ import {
   Short,
   When,
 } from '../components/ui';
+import { AUDIT_FILTERS, type AuditFilter } from '../filters';
+import { useAction } from '../components/use-action';
 import { navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 
 type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
-type AuditFilter = 'action' | 'actionPrefix' | 'actor' | 'targetType' | 'targetId' | 'from' | 'to';
-const FILTERS: Array<{ key: AuditFilter; label: string; placeholder?: string }> = [
-  { key: 'actionPrefix', label: 'Action prefix', placeholder: 'policy.' },
-  { key: 'action', label: 'Action', placeholder: 'policy.version.create' },
-  { key: 'actor', label: 'Actor (id or name)' },
-  { key: 'targetType', label: 'Target type' },
-  { key: 'targetId', label: 'Target id' },
-  { key: 'from', label: 'From (ISO time)', placeholder: '2026-01-01T00:00:00Z' },
-  { key: 'to', label: 'To (ISO time)' },
-];
+const FILTERS: ReadonlyArray<{ key: AuditFilter; label: string; placeholder?: string }> = AUDIT_FILTERS;
 
 type Entry = Schemas['AuditEntryPageDto']['items'][number];
 
@@ -166,31 +159,25 @@ function VerifyCard() {
   const [kept, setKept] = useState<Checkpoint | null>(loadCheckpoint);
   const [result, setResult] = useState<Verify | null>(null);
   const [signature, setSignature] = useState<boolean | null | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const verify = async () => {
-    setBusy(true);
-    setError(null);
+  const {
+    run: verify,
+    busy,
+    error,
+  } = useAction(async () => {
     setSignature(undefined);
-    try {
-      const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
-      const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
-      setResult(r);
-      if (r.ok && r.checkpoint) {
-        const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
-        const sig = await checkSignature(r.checkpoint, trusted.keys);
-        setSignature(sig);
-        if (sig !== false) {
-          saveCheckpoint(r.checkpoint);
-          setKept(r.checkpoint);
-        }
+    const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
+    const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
+    setResult(r);
+    if (r.ok && r.checkpoint) {
+      const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
+      const sig = await checkSignature(r.checkpoint, trusted.keys);
+      setSignature(sig);
+      if (sig !== false) {
+        saveCheckpoint(r.checkpoint);
+        setKept(r.checkpoint);
       }
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
     }
-  };
+  });
   return (
     <Card title="Verify the chain">
       <p className="hint">

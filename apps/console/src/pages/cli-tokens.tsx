@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, type Schemas, unwrap } from '../api/client';
 import { Badge, Card, ConfirmButton, CopyButton, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { useAction } from '../components/use-action';
 import { useSession } from '../session';
 
 type Created = Schemas['CreatedPersonalTokenDto'];
@@ -25,23 +26,16 @@ export function loginCommand(origin: string): string {
 function NewToken({ onCreated }: { onCreated: (t: Created) => void }) {
   const [name, setName] = useState('');
   const [ttlSec, setTtlSec] = useState(8 * 3600);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
+  const { run, busy, error } = useAction(async () => {
+    onCreated(await unwrap(api.POST('/v1/me/tokens', { body: { name: name.trim(), ttlSec } }), 'POST'));
+    setName('');
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      onCreated(await unwrap(api.POST('/v1/me/tokens', { body: { name: name.trim(), ttlSec } }), 'POST'));
-      setName('');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
-    <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Create a CLI token">
+    <form onSubmit={submit} className="form-grid" aria-label="Create a CLI token">
       <label htmlFor="token-name">What it is for</label>
       <input
         id="token-name"

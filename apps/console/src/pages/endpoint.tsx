@@ -17,11 +17,6 @@ const ADMISSION_TONES = { active: 'ok', pending: 'warn', rejected: 'bad', retire
   string
 >;
 
-interface LastStatus {
-  errors?: string[];
-  files?: Array<{ path: string; sha256: string | null }>;
-}
-
 export default function Endpoint({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const canWrite = useCanWrite();
@@ -60,8 +55,7 @@ export default function Endpoint({ params }: { params: Record<string, string> })
   if (q.isPending) return <Loading what="endpoint" />;
   if (q.error) return <ErrorBox error={q.error} />;
   const e = q.data;
-  const status = (e.lastStatus ?? {}) as LastStatus;
-  const errors = status.errors ?? [];
+  const errors = e.lastStatus?.errors ?? [];
   const digest = e.appliedDigest;
   return (
     <>

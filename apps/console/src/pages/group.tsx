@@ -2,7 +2,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
+import type { operations } from '@hookwarden/admin-client';
 import {
   ago,
   Badge,
@@ -16,6 +16,7 @@ import {
   PageHeader,
   When,
 } from '../components/ui';
+import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 import { enrollCommand, fleetState } from '../domain';
@@ -140,32 +141,25 @@ function NewSecret({ groupId, onCreated }: { groupId: string; onCreated: (s: Cre
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
   const [maxUses, setMaxUses] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
+  const { run, busy, error } = useAction(async () => {
+    const body: Schemas['CreateEnrollmentSecretDto'] = { name };
+    if (expires) body.expiresAt = new Date(expires).toISOString();
+    if (maxUses) body.maxUses = Number(maxUses);
+    const s = await unwrap(
+      api.POST('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } }, body }),
+      'POST',
+    );
+    setName('');
+    setExpires('');
+    setMaxUses('');
+    onCreated(s);
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const body: Schemas['CreateEnrollmentSecretDto'] = { name };
-      if (expires) body.expiresAt = new Date(expires).toISOString();
-      if (maxUses) body.maxUses = Number(maxUses);
-      const s = await unwrap(
-        api.POST('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } }, body }),
-        'POST',
-      );
-      setName('');
-      setExpires('');
-      setMaxUses('');
-      onCreated(s);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
-    <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Create an enrollment secret">
+    <form onSubmit={submit} className="form-grid" aria-label="Create an enrollment secret">
       <label htmlFor="sec-name">Name</label>
       <input
         id="sec-name"

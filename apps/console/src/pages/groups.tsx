@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, nextCursorOf, unwrap } from '../api/client';
 import { Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { useAction } from '../components/use-action';
 import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
 import { inFleet } from '../domain';
@@ -13,24 +14,17 @@ function CreateGroup() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
+  const { run, busy, error } = useAction(async () => {
+    const g = await unwrap(api.POST('/v1/groups', { body: { name: name.trim(), description } }), 'POST');
+    await queryClient.invalidateQueries({ queryKey: ['groups'] });
+    navigate(`/groups/${g.id}`);
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const g = await unwrap(api.POST('/v1/groups', { body: { name: name.trim(), description } }), 'POST');
-      await queryClient.invalidateQueries({ queryKey: ['groups'] });
-      navigate(`/groups/${g.id}`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
-    <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Create a group">
+    <form onSubmit={submit} className="form-grid" aria-label="Create a group">
       <label htmlFor="group-name">Name</label>
       <input id="group-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
       <label htmlFor="group-description">Description</label>

@@ -3,32 +3,17 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, downloadExport, nextCursorOf, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
+import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
 import { navigate, useLocation } from '../router';
+import { HOOK_RUN_FILTERS, type HookRunFilter } from '../filters';
 import { RunsTable } from './hook-runs-table';
 
 type RunQuery = NonNullable<operations['HookRunsController_list']['parameters']['query']>;
-type FilterKey = Exclude<keyof RunQuery, 'limit' | 'cursor'>;
+type FilterKey = HookRunFilter;
 
-/** Every filter the API offers, in form order. */
-const FILTERS = [
-  { key: 'from', label: 'From', kind: 'datetime' },
-  { key: 'to', label: 'To', kind: 'datetime' },
-  { key: 'event', label: 'Event', kind: 'text', hint: 'comma-separated, e.g. PreToolUse' },
-  { key: 'decision', label: 'Decision', kind: 'text', hint: 'e.g. deny,block' },
-  { key: 'status', label: 'Status', kind: 'text', hint: 'ran, skipped, failed, timed_out' },
-  { key: 'groupId', label: 'Group', kind: 'group' },
-  { key: 'endpointId', label: 'Endpoint id', kind: 'text' },
-  { key: 'hookKey', label: 'Hook key', kind: 'text' },
-  { key: 'hookHash', label: 'Hook hash', kind: 'text' },
-  { key: 'toolName', label: 'Tool', kind: 'text' },
-  { key: 'managed', label: 'Managed', kind: 'bool' },
-  { key: 'skipReason', label: 'Skip reason', kind: 'text' },
-  { key: 'policyRevision', label: 'Policy revision', kind: 'text' },
-  { key: 'policyDigest', label: 'Policy digest', kind: 'text' },
-  { key: 'sessionId', label: 'Session id', kind: 'text' },
-] as const satisfies ReadonlyArray<{ key: FilterKey; label: string; kind: string; hint?: string }>;
+/** Every filter the API offers, in form order (filters.ts checks the list against the document). */
+const FILTERS = HOOK_RUN_FILTERS;
 
 // A datetime-local value (local time, minutes) for an ISO instant, and back.
 const toLocal = (iso: string): string => {
@@ -91,7 +76,7 @@ export default function HookRuns() {
     setExporting(format);
     try {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      await downloadExport('/v1/hook-runs/export', { ...applied, format }, `hook-runs-${stamp}.${format}`);
+      await downloadExport({ ...(applied as RunQuery), format }, `hook-runs-${stamp}.${format}`);
     } catch (err) {
       setExportError(err);
     } finally {

@@ -4,7 +4,7 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
 import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
-import type { operations } from '../api/schema';
+import type { operations } from '@hookwarden/admin-client';
 import {
   Badge,
   Card,
@@ -18,6 +18,7 @@ import {
   Short,
   When,
 } from '../components/ui';
+import { useAction } from '../components/use-action';
 import {
   HOOK_FILTERS,
   type HookFilter,
@@ -444,8 +445,6 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
   });
   const [hash, setHash] = useState(query.get('deny') ?? '');
   const [reason, setReason] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const [added, setAdded] = useState<string | null>(null);
   const refresh = () =>
     Promise.all(
@@ -453,25 +452,20 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
         queryClient.invalidateQueries({ queryKey: [k] }),
       ),
     );
-  const add = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { run, busy, error } = useAction(async () => {
     setAdded(null);
-    try {
-      const r = await unwrap(
-        api.POST('/v1/inventory/denied-hashes', { body: { hash: hash.trim(), reason: reason.trim() } }),
-        'POST',
-      );
-      setAdded(r.hash);
-      setHash('');
-      setReason('');
-      await refresh();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    const r = await unwrap(
+      api.POST('/v1/inventory/denied-hashes', { body: { hash: hash.trim(), reason: reason.trim() } }),
+      'POST',
+    );
+    setAdded(r.hash);
+    setHash('');
+    setReason('');
+    await refresh();
+  });
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    void run();
   };
   return (
     <div className="grid-2">
@@ -533,7 +527,7 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
       </Card>
       {canWrite ? (
         <Card title="Add a hash">
-          <form className="form-grid" onSubmit={(e) => void add(e)} aria-label="Add a known-bad hash">
+          <form className="form-grid" onSubmit={add} aria-label="Add a known-bad hash">
             <label htmlFor="deny-hash">Definition hash</label>
             <input
               id="deny-hash"

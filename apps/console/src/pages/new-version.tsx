@@ -81,30 +81,31 @@ export default function NewVersion({ params }: { params: Record<string, string> 
     if (toml === null || files === null || !canWrite) return;
     const mine = ++seq.current;
     const t = setTimeout(() => {
-      api
-        .POST('/v1/policies/{id}/versions/validate', {
+      unwrap(
+        api.POST('/v1/policies/{id}/versions/validate', {
           params: { path: { id } },
           body: { toml, files: filesBody(files), message: '' },
-        })
-        .then(async (res) => {
+        }),
+        'POST',
+      ).then(
+        (data) => {
           if (mine !== seq.current) return;
-          if (res.data) {
-            setValidation(res.data);
+          setValidation(data);
+          setValidateError(null);
+        },
+        (err: unknown) => {
+          if (mine !== seq.current) return;
+          // A malformed request (e.g. a bad file path) is still the author's to fix: show its located details.
+          if (err instanceof ApiError && err.status === 400) {
+            setValidation({
+              ok: false,
+              errors: err.diagnostics as Validation['errors'],
+              warnings: [],
+            } as unknown as Validation);
             setValidateError(null);
-          } else {
-            const err = await unwrap(Promise.resolve(res), 'POST').catch((e: unknown) => e);
-            // A malformed request (e.g. a bad file path) is still the author's to fix: show its located details.
-            if (err instanceof ApiError && err.status === 400) {
-              setValidation({
-                ok: false,
-                errors: err.diagnostics as Validation['errors'],
-                warnings: [],
-              } as unknown as Validation);
-              setValidateError(null);
-            } else setValidateError(err);
-          }
-        })
-        .catch((err: unknown) => mine === seq.current && setValidateError(err));
+          } else setValidateError(err);
+        },
+      );
     }, VALIDATE_DEBOUNCE_MS);
     return () => clearTimeout(t);
   }, [toml, files, id, canWrite]);

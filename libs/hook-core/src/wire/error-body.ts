@@ -27,8 +27,5 @@ export const errorBodySchema = z.object({
 });
 export type ErrorBody = { error: { code: string; message: string; details?: unknown; requestId: string } };
 
-/** The error code and message of an API answer's body, or null when it is not an error body. */
-export function parseErrorBody(value: unknown): { code: string; message: string; details?: unknown } | null {
-  const parsed = errorBodySchema.safeParse(value);
-  return parsed.success ? parsed.data.error : null;
-}
+/** The one decoder of this body, shared with every client (browser-safe, in ./http). */
+export { parseErrorBody } from './http';

@@ -1,11 +1,11 @@
-// `npm run console:api-types`: dumps the API's OpenAPI document (built API, `npm run build` first) to
-// apps/console/openapi.json and generates the console's typed client schema apps/console/src/api/schema.d.ts.
-// `--check` writes nothing and exits 1 when the committed files differ from what the API serves.
+// `npm run api-types`: dumps the API's OpenAPI document (built API, `npm run build` first) to
+// libs/admin-client/openapi.json and generates the admin client's types libs/admin-client/src/schema.ts (used by the
+// CLI and the console). `--check` writes nothing and exits 1 when the committed files differ from what the API serves.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { root } from './lib.mjs';
-import { openApiTypes } from '../apps/console/scripts/openapi-types.mjs';
+import { GENERATED, openApiDocumentText, openApiTypes } from '../libs/admin-client/scripts/openapi-types.mjs';
 
 const require = createRequire(import.meta.url);
 const check = process.argv.includes('--check');
@@ -23,8 +23,8 @@ try {
   await app.close();
 }
 const files = {
-  'apps/console/openapi.json': JSON.stringify(doc, null, 2) + '\n',
-  'apps/console/src/api/schema.d.ts': await openApiTypes(doc),
+  [GENERATED.document]: openApiDocumentText(doc),
+  [GENERATED.types]: await openApiTypes(doc),
 };
 let stale = false;
 for (const [rel, text] of Object.entries(files)) {
@@ -32,7 +32,7 @@ for (const [rel, text] of Object.entries(files)) {
   const current = await fs.readFile(file, 'utf8').catch(() => null);
   if (current === text) continue;
   if (check) {
-    console.error(`${rel} does not match the API's OpenAPI document: run npm run console:api-types`);
+    console.error(`${rel} does not match the API's OpenAPI document: run npm run build && npm run api-types`);
     stale = true;
   } else {
     await fs.writeFile(file, text);
