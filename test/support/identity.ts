@@ -28,6 +28,8 @@ export interface SignedCallOptions {
   now?: number;
   /** A fixed nonce (replays). */
   nonce?: string;
+  /** Send to another API instance (sessions are valid on every instance). */
+  baseUrl?: string;
 }
 
 /** An enrolled endpoint with its key, signing its requests with a session. */
@@ -84,8 +86,13 @@ export class SignedAgent {
       body = JSON.stringify(o.body);
       headers['content-type'] = 'application/json';
     }
+    // No session can be opened (revoked, pending…): that refusal is the answer.
+    if (!this.session) {
+      const opened = await this.openSession();
+      if (opened.status !== 200) return opened as JsonResponse<T>;
+    }
     Object.assign(headers, o.headers, await this.sign(method, path, body, o));
-    return send(this.baseUrl, method, path, body, headers) as Promise<JsonResponse<T>>;
+    return send(o.baseUrl ?? this.baseUrl, method, path, body, headers) as Promise<JsonResponse<T>>;
   }
 }
 
@@ -115,12 +122,8 @@ export interface EnrollOptions {
   created?: number;
 }
 
-// POST /v1/agent/enroll with a new key and its proof, as the agent's enroll command sends it.
-export async function enrollWithKey(
-  baseUrl: string,
-  secret: string,
-  o: EnrollOptions = {},
-): Promise<{ res: JsonResponse<any>; agent: SignedAgent | null; key: EndpointKey }> {
+// The body of POST /v1/agent/enroll with a new key and its proof, as the agent's enroll command sends it.
+export function enrollBody(secret: string, o: EnrollOptions = {}): { body: Record<string, unknown>; key: EndpointKey } {
   const key = o.key ?? newEndpointKey();
   const machineId = o.machineId ?? `machine-${randomUUID()}`;
   const created = o.created ?? Math.floor(Date.now() / 1000);
@@ -147,8 +150,19 @@ export async function enrollWithKey(
         ),
       }
     : undefined;
-  const body = JSON.stringify({ secret, ...fields, proof, ...(previous ? { previous } : {}) });
-  const res = await send(baseUrl, 'POST', '/v1/agent/enroll', body, { 'content-type': 'application/json' });
+  return { body: { secret, ...fields, proof, ...(previous ? { previous } : {}) }, key };
+}
+
+// POST /v1/agent/enroll with a new key and its proof.
+export async function enrollWithKey(
+  baseUrl: string,
+  secret: string,
+  o: EnrollOptions = {},
+): Promise<{ res: JsonResponse<any>; agent: SignedAgent | null; key: EndpointKey }> {
+  const { body, key } = enrollBody(secret, o);
+  const res = await send(baseUrl, 'POST', '/v1/agent/enroll', JSON.stringify(body), {
+    'content-type': 'application/json',
+  });
   const ok = res.status === 201 || res.status === 202;
   return { res, key, agent: ok ? new SignedAgent(baseUrl, res.body.endpointId, res.body.groupId, key) : null };
 }

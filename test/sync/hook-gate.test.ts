@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { eventually, runRecord } from '../support/audit-factories';
 import { call } from '../support/http';
+import { enrollAgent, type SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, query, requirementsToml } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
 
@@ -29,8 +30,8 @@ type RunStatus = 'ran' | 'skipped' | 'failed' | 'timed_out';
 const chains = new Map<string, { seq: number; prev: string | null }>();
 
 // Uploads hook runs of one endpoint stamped with a policy revision, as the agent does (NDJSON, chained).
-async function uploadRuns(credential: string, revision: number, statuses: RunStatus[]): Promise<void> {
-  const chain = chains.get(credential) ?? { seq: 1, prev: null };
+async function uploadRuns(credential: SignedAgent, revision: number, statuses: RunStatus[]): Promise<void> {
+  const chain = chains.get(credential.endpointId) ?? { seq: 1, prev: null };
   const lines: string[] = [];
   for (const status of statuses) {
     const line = canonicalJson(
@@ -45,9 +46,8 @@ async function uploadRuns(credential: string, revision: number, statuses: RunSta
     chain.prev = sha256Hex(line);
     lines.push(line);
   }
-  chains.set(credential, chain);
-  const res = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', {
-    token: credential,
+  chains.set(credential.endpointId, chain);
+  const res = await credential.call('POST', '/v1/agent/hook-runs', {
     body: lines.join('\n') + '\n',
     headers: { 'content-type': 'application/x-ndjson' },
   });
@@ -58,14 +58,10 @@ async function uploadRuns(credential: string, revision: number, statuses: RunSta
 async function stagedRollout(gate: { maxHookFailureRate: number; minHookRuns: number }) {
   const { groupId, policyId } = await createGroupWithPolicy(api);
   const secret = (await admin('POST', `/v1/groups/${groupId}/enrollment-secrets`, { name: 'gate' })).body.secret;
-  const credentials: string[] = [];
+  const credentials: SignedAgent[] = [];
   for (let i = 0; i < 16; i++) {
     const machineId = `machine-gate-${groupId.slice(0, 8)}-${i}-abcdef`;
-    const res = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-      body: { secret, hostname: `h${i}`, platform: 'linux', machineId, agentVersion: '0.1.0' },
-    });
-    expect(res.status).toBe(201);
-    credentials.push(res.body.credential);
+    credentials.push(await enrollAgent(api.baseUrl, secret, { machineId, hostname: `h${i}` }));
   }
   const v1 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v1'), []);
   expect((await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId })).status).toBe(201);
@@ -79,10 +75,10 @@ async function stagedRollout(gate: { maxHookFailureRate: number; minHookRuns: nu
   });
   expect(staged.status).toBe(201);
   expect(staged.body).toMatchObject({ revision: 2, status: 'rolling', ...gate });
-  const onNew: string[] = [];
-  const onOld: string[] = [];
+  const onNew: SignedAgent[] = [];
+  const onOld: SignedAgent[] = [];
   for (const c of credentials) {
-    const got = await call(api.baseUrl, 'GET', '/v1/agent/bundle', { token: c });
+    const got = await c.call('GET', '/v1/agent/bundle');
     (got.body.revision === 2 ? onNew : onOld).push(c);
   }
   expect(onNew.length).toBeGreaterThan(0);
