@@ -43,6 +43,11 @@ export class SignedAgent {
     readonly key: EndpointKey,
   ) {}
 
+  /** The endpoint id (as TestEndpoint names it). */
+  get id(): string {
+    return this.endpointId;
+  }
+
   // Opens a session (POST /v1/agent/session signed with the endpoint key); returns the raw answer.
   async openSession(opts: { now?: number; nonce?: string } = {}): Promise<JsonResponse<any>> {
     const ephemeral = newSessionEphemeral();
