@@ -120,6 +120,7 @@ export async function send(
 export interface EnrollOptions {
   machineId?: string;
   hostname?: string;
+  agentVersion?: string;
   /** The new key (default: a fresh one). */
   key?: EndpointKey;
   /** Re-enrollment: the endpoint (and its current key) that proves it. */
@@ -136,7 +137,7 @@ export function enrollBody(secret: string, o: EnrollOptions = {}): { body: Recor
     hostname: o.hostname ?? `host-${machineId}`.slice(0, 200),
     platform: 'linux',
     machineId,
-    agentVersion: '0.1.0',
+    agentVersion: o.agentVersion ?? '0.1.0',
     publicKey: key.publicKeyPem,
     created,
   };

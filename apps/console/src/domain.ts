@@ -1,7 +1,8 @@
 // Pure rules of the console (no DOM, no network): fleet states, ring counts, the enroll command. Unit-tested.
 import type { Schemas } from './api/client';
 
-type Endpoint = Pick<Schemas['EndpointPageDto']['items'][number], 'state' | 'lastSeenAt'>;
+type EndpointItem = Schemas['EndpointPageDto']['items'][number];
+type Endpoint = Pick<EndpointItem, 'state' | 'lastSeenAt'> & Partial<Pick<EndpointItem, 'admission'>>;
 type Rollout = Schemas['RolloutDto'];
 
 /** An endpoint not heard from for this long counts as stale. */
@@ -14,17 +15,31 @@ export const FLEET_STATES = [
   'stale',
   'never checked in',
   'pending',
+  'pending approval',
   'revoked',
+  'rejected',
+  'retired',
 ] as const;
 export type FleetState = (typeof FLEET_STATES)[number];
 
-// The overview state of an endpoint: revoked, never checked in, stale (silent > 24 h), else its reported state.
+/** States of endpoints that are not live members of the fleet (shown only when some endpoint is in one). */
+export const OUTSIDE_FLEET: readonly FleetState[] = ['pending approval', 'revoked', 'rejected', 'retired'];
+
+// The overview state of an endpoint: rejected or retired (final), revoked, pending approval (a duplicate machine id),
+// never checked in, stale (silent > 24 h), else its reported state.
 export function fleetState(e: Endpoint, now = Date.now()): FleetState {
+  if (e.admission === 'rejected' || e.admission === 'retired') return e.admission;
   if (e.state === 'revoked') return 'revoked';
+  if (e.admission === 'pending') return 'pending approval';
   if (!e.lastSeenAt) return 'never checked in';
   if (now - new Date(e.lastSeenAt).getTime() > STALE_AFTER_MS) return 'stale';
   if (e.state === 'applied' || e.state === 'failed' || e.state === 'drifted') return e.state;
   return 'pending';
+}
+
+// True when an endpoint is a live member of its group's fleet (admitted and not revoked).
+export function inFleet(e: Endpoint): boolean {
+  return (e.admission ?? 'active') === 'active' && e.state !== 'revoked';
 }
 
 // The counts of the rollout's own revision in a ring (other revisions still served there are left out).

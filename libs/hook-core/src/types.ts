@@ -84,6 +84,11 @@ export interface DiscoveredHook {
   displayOrder?: number;
   /** Set when the hook cannot run regardless of trust (e.g. `prompt`/`agent` type, `async: true`). */
   unsupported?: string;
+  /**
+   * A managed hook that cannot be read as written (invalid field type, unparseable matcher, …): why. It never runs;
+   * `list`/`explain` show it and dispatch records it as `failed` on every event occurrence it could have matched.
+   */
+  error?: string;
   /** Whether dispatch will run it (feature on, supported, and managed/trusted — or enabled under bypass). */
   runnable?: boolean;
   /** Why it will not run (never silent), when `runnable` is false. */

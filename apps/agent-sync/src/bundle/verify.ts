@@ -1,4 +1,5 @@
-// Verifies a bundle before anything is written: signature by a trusted key, no replay, hashes, sizes, safe paths.
+// Verifies a bundle before anything is written: signature by a trusted key, no replay, hashes, sizes, safe paths, and
+// requirements.toml as this machine's engine reads it.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
 import {
@@ -6,6 +7,9 @@ import {
   bundleManifestSchema,
   checkBundleContent,
   type ContentProblem,
+  CONTRACT_VERSION,
+  HOOK_CORE_VERSION,
+  managedLayerRefusal,
   formatPath,
   manifestDigest,
   type SignedBundle,
@@ -137,6 +141,15 @@ export function verifyBundle(
     requirementsBytes: requirements.length,
   });
   if (problems.length > 0) throw new BundleRejected(`bundle content: ${describeProblems(problems)}`, revision);
+  // Version skew: what this machine's engine would not run as written (the layer failing closed, or a managed hook it
+  // cannot read) is refused before the switch, whatever the server's hook-core accepted.
+  const refusal = managedLayerRefusal(manifest.requirements.content, 'requirements.toml');
+  if (refusal !== undefined) {
+    throw new BundleRejected(
+      `this agent's engine (hook-core ${HOOK_CORE_VERSION}, contract ${CONTRACT_VERSION}) would not run the bundle: ${refusal}`,
+      revision,
+    );
+  }
   const files: VerifiedFile[] = [];
   for (const f of manifest.files) {
     const content = Buffer.from(f.content, 'base64');

@@ -1,5 +1,5 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
-import { boundStatusErrors } from '@hookwarden/hook-core';
+import { boundStatusErrors, CONTRACT_VERSION } from '@hookwarden/hook-core';
 import { type ApiClient, ApiHttpError } from '../client/api-client';
 import { endpointClient, migrateToKey } from '../client/identity';
 import { Backoff, sleep } from '../client/backoff';
@@ -48,6 +48,8 @@ interface StatusReport {
   files: Array<{ path: string; sha256: string | null }>;
   counters: { uploadsPending: number; recordsDropped: number };
   agentVersion: string;
+  /** The policy/bundle contract this agent's engine understands (hook-core's CONTRACT_VERSION). */
+  contractVersion: number;
 }
 
 export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
@@ -239,6 +241,7 @@ export class Syncer {
       files: [],
       counters: this.opts.counters?.() ?? { uploadsPending: 0, recordsDropped: 0 },
       agentVersion: AGENT_VERSION,
+      contractVersion: CONTRACT_VERSION,
     };
   }
 

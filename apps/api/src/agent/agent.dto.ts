@@ -40,6 +40,13 @@ export const statusSchema = z
       })
       .default({ uploadsPending: 0, recordsDropped: 0 }),
     agentVersion: z.string().max(64).optional(),
+    contractVersion: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe("The policy/bundle contract the agent's engine understands (hook-core CONTRACT_VERSION)"),
   })
   .strict();
 export class StatusDto extends createZodDto(statusSchema) {}

@@ -7,7 +7,7 @@ import type { StatusInput } from './agent.dto';
 export class AgentRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  // Records a status report on the endpoint row (last check-in, state, applied bundle, counters).
+  // Records a status report on the endpoint row (last check-in, state, applied bundle, counters, agent and contract).
   async recordStatus(endpointId: string, groupId: string, s: StatusInput, now: Date): Promise<void> {
     const applied =
       s.appliedRevision !== null
@@ -28,6 +28,7 @@ export class AgentRepository {
         uploadsPending: s.counters.uploadsPending,
         recordsDropped: s.counters.recordsDropped,
         ...(s.agentVersion ? { agentVersion: s.agentVersion } : {}),
+        ...(s.contractVersion !== undefined ? { contractVersion: s.contractVersion } : {}),
         lastStatus: { at: now.toISOString(), errors: s.errors, files: s.files },
       },
     });

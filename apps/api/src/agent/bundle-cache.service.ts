@@ -66,6 +66,8 @@ export class BundleCacheService implements OnModuleDestroy {
         this.onRevoked(message.slice(BundleEventsService.REVOKED.length));
       else if (message?.startsWith(BundleEventsService.CREDENTIAL))
         this.onCredentialRotated(message.slice(BundleEventsService.CREDENTIAL.length));
+      else if (message?.startsWith(BundleEventsService.READMITTED))
+        this.onReadmitted(message.slice(BundleEventsService.READMITTED.length));
       else this.onChange(message);
     });
   }
@@ -154,6 +156,12 @@ export class BundleCacheService implements OnModuleDestroy {
     for (const set of [...this.waiters.values()]) {
       for (const w of [...set]) if (w.endpointId === endpointId) w.finish('recheck');
     }
+  }
+
+  // A revoked endpoint was re-admitted (on any instance): its held requests are no longer answered as revoked.
+  onReadmitted(endpointId: string): void {
+    this.revoked.delete(endpointId);
+    this.auth.invalidateEndpoint(endpointId);
   }
 
   // True when the endpoint was revoked while its request was held.

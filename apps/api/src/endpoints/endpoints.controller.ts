@@ -6,7 +6,13 @@ import { UuidParamPipe } from '../common/validation.pipe';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
-import { EndpointPageDto, EndpointViewDto, ListEndpointsQueryDto, MoveEndpointDto } from './endpoints.dto';
+import {
+  EndpointDecisionDto,
+  EndpointPageDto,
+  EndpointViewDto,
+  ListEndpointsQueryDto,
+  MoveEndpointDto,
+} from './endpoints.dto';
 import { EndpointsService } from './endpoints.service';
 
 @ApiTags('endpoints')
@@ -18,12 +24,18 @@ export class EndpointsController {
   @ReadRoles()
   @ApiDoc({
     summary: 'List endpoints',
-    description: 'Filter by group, state and platform; cursor-paginated by enrollment time.',
+    description:
+      'Filter by group, state, platform and admission (`admission=pending`: duplicate machine ids awaiting an ' +
+      "admin's decision); cursor-paginated by enrollment time.",
   })
   @Get()
   @ApiOkResponse({ type: EndpointPageDto })
   list(@Query() q: ListEndpointsQueryDto): Promise<EndpointPageDto> {
-    return this.endpoints.list({ groupId: q.groupId, state: q.state, platform: q.platform }, q.limit, q.cursor);
+    return this.endpoints.list(
+      { groupId: q.groupId, state: q.state, platform: q.platform, admission: q.admission },
+      q.limit,
+      q.cursor,
+    );
   }
 
   @ReadRoles()
@@ -64,7 +76,9 @@ export class EndpointsController {
   @Roles('admin')
   @ApiDoc({
     summary: 'Revoke an endpoint',
-    description: 'Its credential stops working at once on every instance; held long polls end with 401.',
+    description:
+      'Its credential stops working at once on every instance; held long polls end with 401. Final: neither a ' +
+      'new enrollment nor anything else brings it back, only an admin re-admission (POST /v1/endpoints/:id/readmit).',
     errors: [404],
   })
   @Post(':id/revoke')
@@ -72,5 +86,53 @@ export class EndpointsController {
   @ApiOkResponse({ type: EndpointViewDto, description: 'The endpoint; its agent gets 401 from now on.' })
   revoke(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
     return this.endpoints.revoke(id, ctx);
+  }
+
+  @Roles('admin')
+  @ApiDoc({
+    summary: 'Approve a pending endpoint',
+    description:
+      'A pending endpoint (an enrollment that claimed a known machine id without proof of its key) becomes active; ' +
+      'the endpoint it duplicates is retired in the same transaction and its credential stops working at once on ' +
+      'every instance. The duplicate finding is resolved; audited as endpoint.approve and endpoint.retire. 409 when ' +
+      'the endpoint is not pending, is revoked, or another admitted endpoint holds its machine id.',
+    errors: [404, 409],
+  })
+  @Post(':id/approve')
+  @HttpCode(200)
+  @ApiOkResponse({ type: EndpointDecisionDto, description: 'The approved endpoint and the one it retired.' })
+  approve(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointDecisionDto> {
+    return this.endpoints.approve(id, ctx);
+  }
+
+  @Roles('admin')
+  @ApiDoc({
+    summary: 'Reject a pending endpoint',
+    description:
+      'A pending endpoint becomes rejected (final): it never gets a working credential, the endpoint it duplicates ' +
+      'is left as it is. The duplicate finding is resolved; audited as endpoint.reject. 409 when it is not pending.',
+    errors: [404, 409],
+  })
+  @Post(':id/reject')
+  @HttpCode(200)
+  @ApiOkResponse({ type: EndpointViewDto, description: 'The rejected endpoint.' })
+  reject(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
+    return this.endpoints.reject(id, ctx);
+  }
+
+  @Roles('admin')
+  @ApiDoc({
+    summary: 'Re-admit a revoked endpoint',
+    description:
+      'Revocation is final except for this: the endpoint comes back (revokedAt cleared) with the credential or key it ' +
+      'had; audited as endpoint.readmit. 409 when it is not revoked, was not admitted (pending, rejected, retired), ' +
+      'or another admitted endpoint now holds its machine id.',
+    errors: [404, 409],
+  })
+  @Post(':id/readmit')
+  @HttpCode(200)
+  @ApiOkResponse({ type: EndpointViewDto, description: 'The endpoint, no longer revoked.' })
+  readmit(@Param('id', UuidParamPipe) id: string, @AuditCtx() ctx: AuditContext): Promise<EndpointViewDto> {
+    return this.endpoints.readmit(id, ctx);
   }
 }

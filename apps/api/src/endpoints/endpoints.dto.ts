@@ -2,17 +2,32 @@
 import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { cursorParam, limitParam, queryText, uuidParam } from '../common/query';
+import { ADMISSIONS } from './admission';
 
 export const listEndpointsQuerySchema = z
   .object({
     groupId: uuidParam().optional(),
     state: z.enum(['pending', 'applied', 'failed', 'drifted', 'revoked']).optional(),
     platform: queryText(32).optional(),
+    admission: z
+      .enum(ADMISSIONS)
+      .optional()
+      .describe('Only endpoints with this enrollment decision (pending: duplicate machine ids awaiting an admin)'),
     limit: limitParam(),
     cursor: cursorParam(),
   })
   .strict();
 export class ListEndpointsQueryDto extends createZodDto(listEndpointsQuerySchema) {}
+
+export const duplicateSummarySchema = z.object({
+  id: z.uuid(),
+  hostname: z.string(),
+  groupId: z.uuid(),
+  groupName: z.string(),
+  lastSeenAt: z.iso.datetime().nullable(),
+  admission: z.enum(ADMISSIONS),
+  revokedAt: z.iso.datetime().nullable(),
+});
 
 export const endpointViewSchema = z.object({
   id: z.uuid(),
@@ -23,10 +38,26 @@ export const endpointViewSchema = z.object({
   platform: z.string(),
   machineId: z.string(),
   agentVersion: z.string(),
+  contractVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1)',
+    ),
   state: z.string().describe('pending | applied | failed | drifted | revoked'),
   enrolledAt: z.iso.datetime(),
   lastSeenAt: z.iso.datetime().nullable().describe('Last check-in (status report)'),
-  revokedAt: z.iso.datetime().nullable(),
+  revokedAt: z.iso.datetime().nullable().describe('Set while revoked; only an admin re-admission clears it'),
+  admission: z
+    .enum(ADMISSIONS)
+    .describe(
+      'Enrollment decision: active (admitted), pending (a duplicate machine id awaiting an admin), rejected, ' +
+        'retired (replaced by an approved duplicate)',
+    ),
+  duplicateOf: z.uuid().nullable().describe('For a pending duplicate: the endpoint that already holds the machine id'),
+  duplicate: duplicateSummarySchema.nullable().describe('The endpoint `duplicateOf` names, when it still exists'),
+  keyId: z.string().nullable().describe("The endpoint's own key (`ek1:…`); null while it uses a legacy credential"),
   appliedRevision: z.number().int().nullable(),
   appliedDigest: z.string().nullable(),
   appliedReleaseId: z.uuid().nullable(),
@@ -38,6 +69,15 @@ export const endpointViewSchema = z.object({
 });
 export class EndpointViewDto extends createZodDto(endpointViewSchema) {}
 export type EndpointView = z.infer<typeof endpointViewSchema>;
+
+export const endpointDecisionSchema = z.object({
+  endpoint: endpointViewSchema.describe('The endpoint after the decision'),
+  retired: endpointViewSchema
+    .nullable()
+    .describe('Approve only: the endpoint it duplicated, now retired (its credential no longer works); else null'),
+});
+export class EndpointDecisionDto extends createZodDto(endpointDecisionSchema) {}
+export type EndpointDecision = z.infer<typeof endpointDecisionSchema>;
 
 export const moveEndpointSchema = z.object({ groupId: z.uuid().describe('The group the endpoint moves to') }).strict();
 export class MoveEndpointDto extends createZodDto(moveEndpointSchema) {}

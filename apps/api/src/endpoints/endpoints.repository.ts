@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
+import { type AdmissionAction, admissionRefusal, DUPLICATE_MACHINE_ID, TRANSITIONS } from './admission';
 
 const WITH_REFS = {
   group: { select: { name: true } },
@@ -14,7 +15,26 @@ export interface EndpointFilter {
   groupId?: string;
   state?: string;
   platform?: string;
+  admission?: string;
 }
+
+/** What the duplicated endpoint of a pending one looks like in its view. */
+export interface DuplicateSummary {
+  id: string;
+  hostname: string;
+  groupId: string;
+  groupName: string;
+  lastSeenAt: Date | null;
+  admission: string;
+  revokedAt: Date | null;
+}
+
+/** The outcome of an admin's admission decision. */
+export type DecisionResult =
+  | { ok: true; row: EndpointRow; retired: string | null }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'wrong_state'; message: string; admission: string; revoked: boolean }
+  | { ok: false; reason: 'machine_id_taken'; holder: string | null };
 
 @Injectable()
 export class EndpointsRepository {
@@ -25,6 +45,7 @@ export class EndpointsRepository {
     const where: Prisma.EndpointWhereInput = {};
     if (filter.groupId) where.groupId = filter.groupId;
     if (filter.platform) where.platform = filter.platform;
+    if (filter.admission) where.admission = filter.admission;
     if (filter.state === 'revoked') where.revokedAt = { not: null };
     else if (filter.state) {
       where.state = filter.state;
@@ -44,6 +65,24 @@ export class EndpointsRepository {
   // One endpoint, or null.
   async get(id: string): Promise<EndpointRow | null> {
     return this.prisma.endpoint.findUnique({ where: { id }, include: WITH_REFS });
+  }
+
+  // The endpoints the given pending ones duplicate, by id (one query).
+  async duplicatesOf(ids: string[]): Promise<Map<string, DuplicateSummary>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.prisma.endpoint.findMany({
+      where: { id: { in: ids } },
+      select: {
+        id: true,
+        hostname: true,
+        groupId: true,
+        lastSeenAt: true,
+        admission: true,
+        revokedAt: true,
+        group: { select: { name: true } },
+      },
+    });
+    return new Map(rows.map(({ group, ...r }) => [r.id, { ...r, groupName: group.name }]));
   }
 
   // Policy version numbers of the given releases.
@@ -113,5 +152,98 @@ export class EndpointsRepository {
       });
       return { row, moved: true };
     });
+  }
+
+  // An admin's decision on an endpoint, in one transaction under row locks on every endpoint sharing its machine id
+  // (so two decisions about one machine id run one after the other): approve (pending → active; the endpoint it
+  // duplicates is retired first, freeing the machine id's one admitted slot, and loses its credential), reject
+  // (pending → rejected) or readmit (revoked → not revoked). The duplicate finding is resolved; audited.
+  async decide(id: string, action: AdmissionAction, ctx: AuditContext): Promise<DecisionResult> {
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const locked = await tx.$queryRaw<Array<{ id: string }>>(Prisma.sql`
+          SELECT id::text AS id FROM endpoints
+           WHERE machine_id = (SELECT machine_id FROM endpoints WHERE id = ${id}::uuid)
+           ORDER BY id FOR UPDATE`);
+        if (!locked.some((r) => r.id === id)) return { ok: false, reason: 'not_found' } as const;
+        const existing = await tx.endpoint.findUniqueOrThrow({ where: { id }, include: WITH_REFS });
+        const refused = admissionRefusal(action, id, existing);
+        if (refused) {
+          const revoked = existing.revokedAt !== null;
+          return {
+            ok: false,
+            reason: 'wrong_state',
+            message: refused,
+            admission: existing.admission,
+            revoked,
+          } as const;
+        }
+        let retired: string | null = null;
+        if (action !== 'reject') {
+          const old = action === 'approve' ? existing.duplicateOf : null;
+          // Whoever else holds the machine id's admitted slot (the duplicated endpoint is about to give it up).
+          const holder = await tx.endpoint.findFirst({
+            where: {
+              machineId: existing.machineId,
+              admission: 'active',
+              revokedAt: null,
+              id: { notIn: [id, ...(old ? [old] : [])] },
+            },
+            select: { id: true },
+          });
+          if (holder) return { ok: false, reason: 'machine_id_taken', holder: holder.id } as const;
+          if (old) {
+            const replaced = await tx.endpoint.updateMany({
+              where: { id: old, admission: 'active' },
+              data: { admission: 'retired', credentialHash: null },
+            });
+            if (replaced.count > 0) retired = old;
+          }
+        }
+        const now = new Date();
+        const row = await tx.endpoint.update({
+          where: { id },
+          data:
+            action === 'readmit'
+              ? { revokedAt: null }
+              : { admission: TRANSITIONS[action].to, ...(action === 'reject' ? { credentialHash: null } : {}) },
+          include: WITH_REFS,
+        });
+        if (action !== 'readmit') {
+          await tx.hookRunFinding.updateMany({
+            where: { endpointId: id, kind: DUPLICATE_MACHINE_ID, resolvedAt: null },
+            data: { resolvedAt: now },
+          });
+        }
+        await appendAudit(tx, ctx, {
+          action: `endpoint.${action}`,
+          targetType: 'endpoint',
+          targetId: id,
+          details: {
+            hostname: row.hostname,
+            groupId: row.groupId,
+            machineId: row.machineId,
+            ...(action === 'readmit'
+              ? { revokedAt: existing.revokedAt?.toISOString() ?? null }
+              : { duplicateOf: existing.duplicateOf, retiredEndpointId: retired }),
+          },
+        });
+        if (retired) {
+          await appendAudit(tx, ctx, {
+            action: 'endpoint.retire',
+            targetType: 'endpoint',
+            targetId: retired,
+            details: { replacedBy: id, machineId: row.machineId },
+          });
+        }
+        return { ok: true, row, retired } as const;
+      });
+    } catch (err) {
+      // Another decision or enrollment took the machine id's admitted slot between our check and our update.
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+        return { ok: false, reason: 'machine_id_taken', holder: null };
+      }
+      throw err;
+    }
   }
 }

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type EnrollmentSecret } from '@prisma/client';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
+import { DUPLICATE_MACHINE_ID, type DuplicateMachineIdDetails } from '../endpoints/admission';
 import { enrollDecision, type KnownEndpoint } from './enroll-decision';
 
 export interface NewEnrollmentSecret {
@@ -32,9 +33,6 @@ export type EnrollResult =
   | { ok: true; endpointId: string; groupId: string; admission: 'active' | 'pending'; reenrolled: boolean }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'refused'; code: 'endpoint_revoked' | 'conflict'; message: string };
-
-/** The finding a pending duplicate enrollment raises (hook_run_findings.kind). */
-export const DUPLICATE_MACHINE_ID = 'duplicate_machine_id';
 
 /** Columns the decision reads. */
 const KNOWN = { id: true, groupId: true, machineId: true, admission: true, revokedAt: true, publicKey: true } as const;
@@ -184,11 +182,12 @@ export class EnrollmentRepository {
             details: {
               machineId: input.machineId,
               duplicateOf: decision.duplicateOf.id,
+              hostname: input.hostname,
+              platform: input.platform,
               duplicateOfGroupId: decision.duplicateOf.groupId,
               reason: decision.reason,
-              hostname: input.hostname,
               enrollmentSecretId: secret.id,
-            },
+            } satisfies DuplicateMachineIdDetails & Record<string, string>,
           },
         });
       }

@@ -98,9 +98,17 @@ export class HookRunsController {
   }
 
   @ReadRoles()
-  @ApiDoc({ summary: 'Chain findings', description: 'Missing ranges, broken links and spool drops, newest first.' })
+  @ApiDoc({
+    summary: 'Chain and enrollment findings',
+    description:
+      'Missing ranges, broken links, spool drops and duplicate machine ids (an enrollment that claimed a known ' +
+      'machine id without proof of its key: details name the machine id and the endpoint it duplicates), newest first.',
+  })
   @Get('findings')
-  @ApiOkResponse({ type: FindingPageDto, description: 'Chain findings (missing ranges, broken links, drops).' })
+  @ApiOkResponse({
+    type: FindingPageDto,
+    description: 'Findings (missing ranges, broken links, drops, duplicate machine ids).',
+  })
   findings(@Query() q: FindingsQueryDto): Promise<FindingPageDto> {
     return this.runs.findings(q);
   }

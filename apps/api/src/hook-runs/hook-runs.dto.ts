@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { cursorParam } from '../common/pagination';
 import { boolParam, isoTime, limitParam, queryText, queryTextList, uuidParam } from '../common/query';
 import { hookRunApiSchema } from '../database/hook-run-columns';
+import { DUPLICATE_MACHINE_ID } from '../endpoints/admission';
 
 const csv = queryTextList(20, 200);
 
@@ -84,7 +85,7 @@ export class TopDto extends createZodDto(topSchema) {}
 export const findingsQuerySchema = z.object({
   endpointId: uuidParam().optional(),
   groupId: uuidParam().optional(),
-  kind: z.enum(['missing_range', 'broken_link', 'dropped', 'quarantined']).optional(),
+  kind: z.enum(['missing_range', 'broken_link', 'dropped', 'quarantined', DUPLICATE_MACHINE_ID]).optional(),
   includeResolved: boolParam().default(false),
   limit: limitParam(),
   cursor: cursorParam(),

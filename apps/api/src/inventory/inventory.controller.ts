@@ -129,7 +129,8 @@ export class InventoryController {
   @ApiOperation({
     summary: 'Preview the impact of releasing a version',
     description:
-      'From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns.',
+      'From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns; ' +
+      'and the endpoints whose agent understands an older policy/bundle contract than the version needs.',
   })
   @ApiOkResponse({ type: ReleasePreviewDto })
   @ApiResponse({ status: 404, description: ERRORS[404] })

@@ -115,6 +115,29 @@ export const releasePreviewSchema = z.object({
       inventoryAt: z.string().nullable(),
     }),
   ),
+  agents: z
+    .object({
+      requiredContract: z.number().int().describe('The minimum policy/bundle contract the version needs'),
+      reasons: z.array(z.string()).describe('Why it needs that contract (one line per contract above 1)'),
+      outdated: z
+        .array(
+          z.object({
+            endpointId: z.string(),
+            hostname: z.string(),
+            agentVersion: z.string().nullable(),
+            contractVersion: z
+              .number()
+              .int()
+              .nullable()
+              .describe(
+                'What its agent reported (null: an agent from before contract reporting, or no status yet; counted as contract 1)',
+              ),
+            reason: z.string(),
+          }),
+        )
+        .describe('Endpoints whose agent understands an older contract than the version needs'),
+    })
+    .describe('Version skew (not part of the digest)'),
   digest: z.string().describe('Name this digest to acknowledge the preview when starting the release'),
   requiresAck: z.boolean().describe('Whether starting this release needs the acknowledgement'),
 });

@@ -147,7 +147,7 @@ export class InventoryRepository {
 
   // Hooks across the fleet grouped by definition hash, most widespread first (offset pagination by rank).
   async fleetHooks(filter: FleetFilter, take: number, offset: number): Promise<FleetHookRow[]> {
-    const where: Prisma.Sql[] = [Prisma.sql`e.revoked_at IS NULL`];
+    const where: Prisma.Sql[] = [Prisma.sql`e.revoked_at IS NULL AND e.admission = 'active'`];
     if (filter.groupId) where.push(Prisma.sql`h.group_id = ${filter.groupId}::uuid`);
     if (filter.layer) where.push(Prisma.sql`h.layer = ${filter.layer}`);
     if (filter.program) where.push(Prisma.sql`h.program = ${filter.program}`);
@@ -205,7 +205,7 @@ export class InventoryRepository {
       SELECT h.plugin, count(DISTINCT h.endpoint_id)::int AS endpoints, count(DISTINCT h.hash)::int AS hooks,
              count(DISTINCT h.endpoint_id) FILTER (WHERE h.trust IN ('untrusted', 'modified'))::int AS untrusted
       FROM endpoint_inventory_hooks h JOIN endpoints e ON e.id = h.endpoint_id
-      WHERE h.plugin IS NOT NULL AND e.revoked_at IS NULL ${group}
+      WHERE h.plugin IS NOT NULL AND e.revoked_at IS NULL AND e.admission = 'active' ${group}
       GROUP BY h.plugin ORDER BY endpoints DESC, h.plugin LIMIT 1000`;
   }
 
@@ -234,26 +234,36 @@ export class InventoryRepository {
     return this.prisma.endpointInventory.findUnique({ where: { endpointId } });
   }
 
-  // The group's live endpoints with their latest inventories (for the preview).
-  async groupEndpoints(
-    groupId: string,
-  ): Promise<Array<{ id: string; hostname: string; inventory: { doc: unknown; receivedAt: Date } | null }>> {
+  // The group's live endpoints with their agent, contract and latest inventory (for the preview).
+  async groupEndpoints(groupId: string): Promise<
+    Array<{
+      id: string;
+      hostname: string;
+      agentVersion: string;
+      contractVersion: number | null;
+      inventory: { doc: unknown; receivedAt: Date } | null;
+    }>
+  > {
     // One join on the write pool (the preview and the release's acknowledgement check must see the same rows).
     const { rows } = await this.pools.write.query<{
       id: string;
       hostname: string;
+      agent_version: string;
+      contract_version: number | null;
       doc: unknown;
       received_at: Date | null;
     }>(
-      `SELECT e.id, e.hostname, i.doc, i.received_at
+      `SELECT e.id, e.hostname, e.agent_version, e.contract_version, i.doc, i.received_at
          FROM endpoints e LEFT JOIN endpoint_inventories i ON i.endpoint_id = e.id
-        WHERE e.group_id = $1 AND e.revoked_at IS NULL
+        WHERE e.group_id = $1 AND e.revoked_at IS NULL AND e.admission = 'active'
         ORDER BY e.id`,
       [groupId],
     );
     return rows.map((r) => ({
       id: r.id,
       hostname: r.hostname,
+      agentVersion: r.agent_version,
+      contractVersion: r.contract_version,
       inventory: r.received_at ? { doc: r.doc, receivedAt: r.received_at } : null,
     }));
   }
@@ -309,7 +319,7 @@ export class InventoryRepository {
     >`
       SELECT h.endpoint_id, e.hostname, h.hash, h.key, d.reason
       FROM endpoint_inventory_hooks h JOIN denied_hook_hashes d ON d.hash = h.hash JOIN endpoints e ON e.id = h.endpoint_id
-      WHERE e.revoked_at IS NULL ${g} ${e}
+      WHERE e.revoked_at IS NULL AND e.admission = 'active' ${g} ${e}
       ORDER BY e.hostname, h.key LIMIT 1000`;
   }
 
@@ -324,7 +334,7 @@ export class InventoryRepository {
              (SELECT v.structured FROM releases r JOIN policy_versions v ON v.id = r.policy_version_id
                WHERE r.group_id = e.group_id AND r.revision = e.applied_revision LIMIT 1) AS policy
       FROM endpoints e JOIN endpoint_inventories i ON i.endpoint_id = e.id
-      WHERE e.revoked_at IS NULL AND e.applied_revision IS NOT NULL
+      WHERE e.revoked_at IS NULL AND e.admission = 'active' AND e.applied_revision IS NOT NULL
         AND i.policy_revision = e.applied_revision ${g} ${e}
       LIMIT 5000`;
   }

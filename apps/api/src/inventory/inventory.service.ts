@@ -127,6 +127,8 @@ export class InventoryService {
       return {
         endpointId: e.id,
         hostname: e.hostname,
+        agentVersion: e.agentVersion,
+        contractVersion: e.contractVersion,
         inventory: e.inventory && usable ? { doc, receivedAt: e.inventory.receivedAt } : null,
       };
     });

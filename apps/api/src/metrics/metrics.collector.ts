@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { ADMISSIONS } from '../endpoints/admission';
 import { QUEUES } from '../queues/queue-names';
 import { FLEET_COUNTERS, type FleetCounter, MetricsService } from './metrics.service';
 import { MetricsRepository } from './metrics.repository';
@@ -42,7 +43,7 @@ export class MetricsCollector {
 
   // The whole exposition text (process metrics first, then fleet state).
   async render(): Promise<string> {
-    const [own, endpoints, revisions, releases, findings, queue, fleet] = await Promise.all([
+    const [own, endpoints, revisions, releases, findings, queue, fleet, admissions] = await Promise.all([
       this.metrics.registry.metrics(),
       this.repo.endpointStates(this.config.METRICS_ENDPOINT_STALE_SEC),
       this.repo.appliedRevisions(),
@@ -50,14 +51,24 @@ export class MetricsCollector {
       this.repo.openFindings(),
       this.ingest.getJobCounts(...QUEUE_STATES),
       this.metrics.fleetCounters(),
+      this.repo.admissions(),
     ]);
     const parts = [own];
     parts.push(
       family(
         'hookwarden_endpoints',
-        'Enrolled endpoints by state (pending, applied, failed, drifted; revoked ones as revoked)',
+        'Admitted endpoints by state (pending, applied, failed, drifted; revoked ones as revoked)',
         'gauge',
         endpoints.states.map((s) => ({ labels: { state: s.state }, value: s.count })),
+      ),
+      family(
+        'hookwarden_endpoints_admission',
+        'Endpoints by enrollment decision (active, pending = duplicate machine id awaiting an admin, rejected, retired)',
+        'gauge',
+        ADMISSIONS.map((a) => ({
+          labels: { admission: a },
+          value: admissions.find((x) => x.admission === a)?.count ?? 0,
+        })),
       ),
       family(
         'hookwarden_endpoints_stale',
@@ -79,7 +90,7 @@ export class MetricsCollector {
       ),
       family(
         'hookwarden_findings_open',
-        'Unresolved hook-run chain findings by kind (missing_range, broken_link, dropped)',
+        'Unresolved findings by kind (missing_range, broken_link, dropped, duplicate_machine_id)',
         'gauge',
         findings.map((f) => ({ labels: { kind: f.kind }, value: f.count })),
       ),

@@ -16,6 +16,10 @@ export interface ReleaseStatusCount {
   gatePaused: boolean;
   count: number;
 }
+export interface AdmissionCount {
+  admission: string;
+  count: number;
+}
 export interface FindingCount {
   kind: string;
   count: number;
@@ -25,15 +29,17 @@ export interface FindingCount {
 export class MetricsRepository {
   constructor(private readonly pools: PgPools) {}
 
-  // Endpoints by state (revoked ones as `revoked`) and how many were not seen within `staleSec`.
+  // Admitted endpoints by state (revoked ones as `revoked`) and how many were not seen within `staleSec`; pending,
+  // rejected and retired endpoints are not part of the fleet (see admissions()).
   async endpointStates(staleSec: number): Promise<{ states: EndpointStateCount[]; stale: number }> {
     const states = await this.pools.read.query<EndpointStateCount>(
       `SELECT CASE WHEN revoked_at IS NULL THEN state ELSE 'revoked' END AS state, count(*)::int AS count
-         FROM endpoints GROUP BY 1 ORDER BY 1`,
+         FROM endpoints WHERE admission = 'active' GROUP BY 1 ORDER BY 1`,
     );
     const stale = await this.pools.read.query<{ count: number }>(
       `SELECT count(*)::int AS count FROM endpoints
-        WHERE revoked_at IS NULL AND coalesce(last_seen_at, enrolled_at) < now() - make_interval(secs => $1)`,
+        WHERE revoked_at IS NULL AND admission = 'active'
+          AND coalesce(last_seen_at, enrolled_at) < now() - make_interval(secs => $1)`,
       [staleSec],
     );
     return { states: states.rows, stale: stale.rows[0]?.count ?? 0 };
@@ -43,7 +49,15 @@ export class MetricsRepository {
   async appliedRevisions(): Promise<RevisionCount[]> {
     const r = await this.pools.read.query<RevisionCount>(
       `SELECT group_id::text AS "groupId", coalesce(applied_revision::text, 'none') AS revision, count(*)::int AS count
-         FROM endpoints WHERE revoked_at IS NULL GROUP BY 1, 2 ORDER BY 1, 2`,
+         FROM endpoints WHERE revoked_at IS NULL AND admission = 'active' GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    return r.rows;
+  }
+
+  // Endpoints by enrollment decision (active, pending, rejected, retired), revoked ones included.
+  async admissions(): Promise<AdmissionCount[]> {
+    const r = await this.pools.read.query<AdmissionCount>(
+      `SELECT admission, count(*)::int AS count FROM endpoints GROUP BY 1 ORDER BY 1`,
     );
     return r.rows;
   }

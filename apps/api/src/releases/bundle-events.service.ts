@@ -2,7 +2,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisService } from '../redis/redis.module';
 
-/** Receives a group id, `revoked:<endpointId>`, `credential:<endpointId>`, or null ("anything may have changed"). */
+/** Receives a group id, `revoked:<endpointId>`, `credential:<endpointId>`, `readmitted:<endpointId>`, or null ("anything may have changed"). */
 export type BundleEventHandler = (message: string | null) => void;
 
 @Injectable()
@@ -43,6 +43,14 @@ export class BundleEventsService {
   // Announces that an endpoint's credential was replaced.
   async publishCredentialRotated(endpointId: string): Promise<void> {
     await this.publish(BundleEventsService.CREDENTIAL + endpointId);
+  }
+
+  /** Message prefix announcing a re-admitted endpoint (revoked before): its credential works again everywhere. */
+  static readonly READMITTED = 'readmitted:';
+
+  // Announces that a revoked endpoint was re-admitted.
+  async publishReadmitted(endpointId: string): Promise<void> {
+    await this.publish(BundleEventsService.READMITTED + endpointId);
   }
 
   // Registers a handler; the first one subscribes the process. `null` means "everything may have changed"

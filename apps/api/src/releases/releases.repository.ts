@@ -263,11 +263,12 @@ export class ReleasesRepository {
     });
   }
 
-  // Among the group's endpoints that report about this revision: how many, and how many failed to apply it.
+  // Among the group's admitted endpoints that report about this revision: how many, and how many failed to apply it
+  // (pending duplicates, rejected and retired endpoints are not part of the fleet).
   async applyCounts(groupId: string, revision: number): Promise<{ total: number; failed: number }> {
     const rows = await this.prisma.endpoint.groupBy({
       by: ['state'],
-      where: { groupId, targetRevision: revision, revokedAt: null },
+      where: { groupId, targetRevision: revision, revokedAt: null, admission: 'active' },
       _count: { _all: true },
     });
     let total = 0;
@@ -296,10 +297,10 @@ export class ReleasesRepository {
     return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
   }
 
-  // The group's endpoints with what the rollout view needs.
+  // The group's admitted (active, not revoked) endpoints with what the rollout view needs.
   async endpointsOfGroup(groupId: string) {
     return this.prisma.endpoint.findMany({
-      where: { groupId, revokedAt: null },
+      where: { groupId, revokedAt: null, admission: 'active' },
       select: { id: true, state: true, appliedRevision: true, targetRevision: true },
     });
   }

@@ -62,6 +62,13 @@ export function previewLines(p: PreviewSummary, indent = ''): string[] {
     `${indent}unknown impact (no or stale inventory): ${
       p.unknownImpact.length ? `${p.unknownImpact.length} endpoint(s): ${names(p.unknownImpact)}` : 'none'
     }`,
+    ...(p.agents
+      ? [
+          `${indent}agents older than this version needs (contract ${p.agents.requiredContract}): ${
+            p.agents.outdated.length ? `${p.agents.outdated.length} endpoint(s): ${names(p.agents.outdated)}` : 'none'
+          }`,
+        ]
+      : []),
     `${indent}requires acknowledgement: ${p.requiresAck ? 'yes' : 'no'} (preview ${p.digest})`,
   ];
   return out;

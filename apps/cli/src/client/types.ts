@@ -181,6 +181,18 @@ export interface ReleasePreviewView {
     unknown: boolean;
     inventoryAt: string | null;
   }>;
+  /** Version skew (absent from APIs before contract reporting). */
+  agents?: {
+    requiredContract: number;
+    reasons: string[];
+    outdated: Array<{
+      endpointId: string;
+      hostname: string;
+      agentVersion: string | null;
+      contractVersion: number | null;
+      reason: string;
+    }>;
+  };
   digest: string;
   requiresAck: boolean;
 }

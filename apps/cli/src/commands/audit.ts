@@ -251,7 +251,7 @@ export function registerAuditCommands(program: Command): void {
     )
       .option('--endpoint <id>', 'endpoint id')
       .option('--group <group>', 'group (id or name)')
-      .option('--kind <kind>', 'missing_range | broken_link | dropped')
+      .option('--kind <kind>', 'missing_range | broken_link | dropped | duplicate_machine_id')
       .option('--include-resolved', 'also resolved findings')
       .action(
         async (

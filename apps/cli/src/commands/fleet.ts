@@ -7,12 +7,10 @@ import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid, parseIntIn, parseIsoTime } from '../cli/parse';
 import { fetchPage, type PageOptions, pageOptions, shortTime } from './common';
+import { admissionColumns, admissionOption, type AdmissionView, registerAdmissionCommands } from './endpoint-admission';
 
-interface EndpointView {
-  id: string;
+interface EndpointView extends AdmissionView {
   groupId: string;
-  groupName: string;
-  hostname: string;
   platform: string;
   agentVersion: string;
   state: string;
@@ -21,6 +19,8 @@ interface EndpointView {
   appliedPolicyVersion: number | null;
   targetRevision: number | null;
 }
+
+type ListOptions = PageOptions & { group?: string; state?: string; platform?: string; admission?: string };
 
 interface SecretView {
   id: string;
@@ -68,6 +68,8 @@ export function registerFleetCommands(program: Command): void {
     .description('Enrolled endpoints (machines running the agent)');
   examples(endpoints, [
     'hookwarden endpoints list --group engineering --state failed',
+    'hookwarden endpoints list --admission pending',
+    'hookwarden endpoints approve 5f1e…',
     'hookwarden endpoints revoke 5f1e…',
   ]);
 
@@ -76,14 +78,16 @@ export function registerFleetCommands(program: Command): void {
       .option('--group <group>', 'only this group (id or name)')
       .option('--state <state>', 'pending | applied | failed | drifted | revoked')
       .option('--platform <platform>', 'linux | darwin | win32 …')
-      .action(async (opts: PageOptions & { group?: string; state?: string; platform?: string }, cmd: Command) => {
+      .option('--admission <admission>', 'active | pending (duplicate machine ids to decide) | rejected | retired')
+      .action(async (opts: ListOptions, cmd: Command) => {
         const rt = runtimeOf(cmd);
+        const admission = admissionOption(opts.admission);
         const client = await rt.client();
         const groupId = opts.group ? (await resolveGroup(client, opts.group)).id : undefined;
         const page = await fetchPage<EndpointView>(
           client,
           '/v1/endpoints',
-          { groupId, state: opts.state, platform: opts.platform },
+          { groupId, state: opts.state, platform: opts.platform, admission },
           opts,
           500,
         );
@@ -96,9 +100,14 @@ export function registerFleetCommands(program: Command): void {
           { header: 'REVISION', get: (e) => `${e.appliedRevision ?? '-'}/${e.targetRevision ?? '-'}` },
           { header: 'AGENT', get: (e) => e.agentVersion },
           { header: 'LAST SEEN', get: (e) => shortTime(e.lastSeenAt) },
+          ...admissionColumns<EndpointView>(),
         ]);
       }),
-    ['hookwarden endpoints list --state drifted', 'hookwarden endpoints list --group engineering --all -o json'],
+    [
+      'hookwarden endpoints list --state drifted',
+      'hookwarden endpoints list --admission pending',
+      'hookwarden endpoints list --group engineering --all -o json',
+    ],
   );
 
   examples(
@@ -118,7 +127,7 @@ export function registerFleetCommands(program: Command): void {
   examples(
     endpoints
       .command('revoke <id>')
-      .description('Revoke an endpoint: its agent gets 401 from now on')
+      .description('Revoke an endpoint: its agent gets 401 from now on (final, unless re-admitted)')
       .action(async (id: string, _o: unknown, cmd: Command) => {
         const rt = runtimeOf(cmd);
         rt.record(
@@ -129,6 +138,8 @@ export function registerFleetCommands(program: Command): void {
       }),
     ['hookwarden endpoints revoke 5f1e…'],
   );
+
+  registerAdmissionCommands(endpoints);
 
   const secrets = program.command('enrollment-secrets').description("A group's enrollment secrets (hws_…)");
   examples(secrets, ['hookwarden enrollment-secrets create engineering --name laptops --max-uses 500']);

@@ -409,7 +409,7 @@ export interface paths {
         };
         /**
          * List endpoints
-         * @description Filter by group, state and platform; cursor-paginated by enrollment time.
+         * @description Filter by group, state, platform and admission (`admission=pending`: duplicate machine ids awaiting an admin's decision); cursor-paginated by enrollment time.
          */
         get: operations["EndpointsController_list"];
         put?: never;
@@ -434,6 +434,26 @@ export interface paths {
         get: operations["EndpointsController_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending endpoint
+         * @description A pending endpoint (an enrollment that claimed a known machine id without proof of its key) becomes active; the endpoint it duplicates is retired in the same transaction and its credential stops working at once on every instance. The duplicate finding is resolved; audited as endpoint.approve and endpoint.retire. 409 when the endpoint is not pending, is revoked, or another admitted endpoint holds its machine id.
+         */
+        post: operations["EndpointsController_approve"];
         delete?: never;
         options?: never;
         head?: never;
@@ -480,6 +500,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/endpoints/{id}/readmit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-admit a revoked endpoint
+         * @description Revocation is final except for this: the endpoint comes back (revokedAt cleared) with the credential or key it had; audited as endpoint.readmit. 409 when it is not revoked, was not admitted (pending, rejected, retired), or another admitted endpoint now holds its machine id.
+         */
+        post: operations["EndpointsController_readmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a pending endpoint
+         * @description A pending endpoint becomes rejected (final): it never gets a working credential, the endpoint it duplicates is left as it is. The duplicate finding is resolved; audited as endpoint.reject. 409 when it is not pending.
+         */
+        post: operations["EndpointsController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints/{id}/revoke": {
         parameters: {
             query?: never;
@@ -491,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an endpoint
-         * @description Its credential stops working at once on every instance; held long polls end with 401.
+         * @description Its credential stops working at once on every instance; held long polls end with 401. Final: neither a new enrollment nor anything else brings it back, only an admin re-admission (POST /v1/endpoints/:id/readmit).
          */
         post: operations["EndpointsController_revoke"];
         delete?: never;
@@ -528,8 +588,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Chain findings
-         * @description Missing ranges, broken links and spool drops, newest first.
+         * Chain and enrollment findings
+         * @description Missing ranges, broken links, spool drops and duplicate machine ids (an enrollment that claimed a known machine id without proof of its key: details name the machine id and the endpoint it duplicates), newest first.
          */
         get: operations["HookRunsController_findings"];
         put?: never;
@@ -597,7 +657,7 @@ export interface paths {
         };
         /**
          * Preview the impact of releasing a version
-         * @description From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns.
+         * @description From the latest inventories: hooks suppressed, endpoints turning hooks off, missing managed scripts, unknowns; and the endpoints whose agent understands an older policy/bundle contract than the version needs.
          */
         get: operations["InventoryController_preview"];
         put?: never;
@@ -1902,6 +1962,196 @@ export interface components {
                 status: "added" | "removed" | "modified" | "mode_changed" | "unchanged";
             };
         };
+        EndpointDecisionDto: {
+            /** @description The endpoint after the decision */
+            endpoint: {
+                /**
+                 * @description Enrollment decision: active (admitted), pending (a duplicate machine id awaiting an admin), rejected, retired (replaced by an approved duplicate)
+                 * @enum {string}
+                 */
+                admission: "active" | "pending" | "rejected" | "retired";
+                agentVersion: string;
+                appliedDigest: string | null;
+                appliedPolicyVersion: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                appliedReleaseId: string | null;
+                appliedRevision: number | null;
+                /** @description +1 on every move between groups (the epoch of its signed assignment) */
+                assignmentEpoch: number;
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                contractVersion: number | null;
+                /** @description The endpoint `duplicateOf` names, when it still exists */
+                duplicate: {
+                    /** @enum {string} */
+                    admission: "active" | "pending" | "rejected" | "retired";
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    revokedAt: string | null;
+                } | null;
+                /**
+                 * Format: uuid
+                 * @description For a pending duplicate: the endpoint that already holds the machine id
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                duplicateOf: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                enrolledAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                groupName: string;
+                hostname: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
+                keyId: string | null;
+                /**
+                 * Format: date-time
+                 * @description Last check-in (status report)
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                lastSeenAt: string | null;
+                /** @description The last status report (errors, files) */
+                lastStatus: unknown;
+                machineId: string;
+                platform: string;
+                recordsDropped: number;
+                /**
+                 * Format: date-time
+                 * @description Set while revoked; only an admin re-admission clears it
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                revokedAt: string | null;
+                /** @description pending | applied | failed | drifted | revoked */
+                state: string;
+                targetRevision: number | null;
+                uploadsPending: number;
+            };
+            /** @description Approve only: the endpoint it duplicated, now retired (its credential no longer works); else null */
+            retired: {
+                /**
+                 * @description Enrollment decision: active (admitted), pending (a duplicate machine id awaiting an admin), rejected, retired (replaced by an approved duplicate)
+                 * @enum {string}
+                 */
+                admission: "active" | "pending" | "rejected" | "retired";
+                agentVersion: string;
+                appliedDigest: string | null;
+                appliedPolicyVersion: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                appliedReleaseId: string | null;
+                appliedRevision: number | null;
+                /** @description +1 on every move between groups (the epoch of its signed assignment) */
+                assignmentEpoch: number;
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                contractVersion: number | null;
+                /** @description The endpoint `duplicateOf` names, when it still exists */
+                duplicate: {
+                    /** @enum {string} */
+                    admission: "active" | "pending" | "rejected" | "retired";
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    revokedAt: string | null;
+                } | null;
+                /**
+                 * Format: uuid
+                 * @description For a pending duplicate: the endpoint that already holds the machine id
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                duplicateOf: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                enrolledAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                groupName: string;
+                hostname: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
+                keyId: string | null;
+                /**
+                 * Format: date-time
+                 * @description Last check-in (status report)
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                lastSeenAt: string | null;
+                /** @description The last status report (errors, files) */
+                lastStatus: unknown;
+                machineId: string;
+                platform: string;
+                recordsDropped: number;
+                /**
+                 * Format: date-time
+                 * @description Set while revoked; only an admin re-admission clears it
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                revokedAt: string | null;
+                /** @description pending | applied | failed | drifted | revoked */
+                state: string;
+                targetRevision: number | null;
+                uploadsPending: number;
+            } | null;
+        };
         EndpointInventoryDto: {
             /**
              * Format: date-time
@@ -1929,6 +2179,11 @@ export interface components {
         };
         EndpointPageDto: {
             items: {
+                /**
+                 * @description Enrollment decision: active (admitted), pending (a duplicate machine id awaiting an admin), rejected, retired (replaced by an approved duplicate)
+                 * @enum {string}
+                 */
+                admission: "active" | "pending" | "rejected" | "retired";
                 agentVersion: string;
                 appliedDigest: string | null;
                 appliedPolicyVersion: number | null;
@@ -1940,6 +2195,41 @@ export interface components {
                 appliedRevision: number | null;
                 /** @description +1 on every move between groups (the epoch of its signed assignment) */
                 assignmentEpoch: number;
+                /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                contractVersion: number | null;
+                /** @description The endpoint `duplicateOf` names, when it still exists */
+                duplicate: {
+                    /** @enum {string} */
+                    admission: "active" | "pending" | "rejected" | "retired";
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    revokedAt: string | null;
+                } | null;
+                /**
+                 * Format: uuid
+                 * @description For a pending duplicate: the endpoint that already holds the machine id
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                duplicateOf: string | null;
                 /**
                  * Format: date-time
                  * @example 2026-12-01T09:30:00.000Z
@@ -1957,6 +2247,8 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 id: string;
+                /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
+                keyId: string | null;
                 /**
                  * Format: date-time
                  * @description Last check-in (status report)
@@ -1970,6 +2262,7 @@ export interface components {
                 recordsDropped: number;
                 /**
                  * Format: date-time
+                 * @description Set while revoked; only an admin re-admission clears it
                  * @example 2026-12-01T09:30:00.000Z
                  */
                 revokedAt: string | null;
@@ -1981,6 +2274,11 @@ export interface components {
             nextCursor: string | null;
         };
         EndpointViewDto: {
+            /**
+             * @description Enrollment decision: active (admitted), pending (a duplicate machine id awaiting an admin), rejected, retired (replaced by an approved duplicate)
+             * @enum {string}
+             */
+            admission: "active" | "pending" | "rejected" | "retired";
             agentVersion: string;
             appliedDigest: string | null;
             appliedPolicyVersion: number | null;
@@ -1992,6 +2290,41 @@ export interface components {
             appliedRevision: number | null;
             /** @description +1 on every move between groups (the epoch of its signed assignment) */
             assignmentEpoch: number;
+            /** @description The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+            contractVersion: number | null;
+            /** @description The endpoint `duplicateOf` names, when it still exists */
+            duplicate: {
+                /** @enum {string} */
+                admission: "active" | "pending" | "rejected" | "retired";
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                groupName: string;
+                hostname: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                lastSeenAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                revokedAt: string | null;
+            } | null;
+            /**
+             * Format: uuid
+             * @description For a pending duplicate: the endpoint that already holds the machine id
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            duplicateOf: string | null;
             /**
              * Format: date-time
              * @example 2026-12-01T09:30:00.000Z
@@ -2009,6 +2342,8 @@ export interface components {
              * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             id: string;
+            /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
+            keyId: string | null;
             /**
              * Format: date-time
              * @description Last check-in (status report)
@@ -2022,6 +2357,7 @@ export interface components {
             recordsDropped: number;
             /**
              * Format: date-time
+             * @description Set while revoked; only an admin re-admission clears it
              * @example 2026-12-01T09:30:00.000Z
              */
             revokedAt: string | null;
@@ -2753,6 +3089,22 @@ export interface components {
             }[];
         };
         ReleasePreviewDto: {
+            /** @description Version skew (not part of the digest) */
+            agents: {
+                /** @description Endpoints whose agent understands an older contract than the version needs */
+                outdated: {
+                    agentVersion: string | null;
+                    /** @description What its agent reported (null: an agent from before contract reporting, or no status yet; counted as contract 1) */
+                    contractVersion: number | null;
+                    endpointId: string;
+                    hostname: string;
+                    reason: string;
+                }[];
+                /** @description Why it needs that contract (one line per contract above 1) */
+                reasons: string[];
+                /** @description The minimum policy/bundle contract the version needs */
+                requiredContract: number;
+            };
             /** @description Name this digest to acknowledge the preview when starting the release */
             digest: string;
             endpoints: {
@@ -3164,6 +3516,8 @@ export interface components {
             appliedDigest: string | null;
             /** @description Revision of the layer on disk (null: none yet) */
             appliedRevision: number | null;
+            /** @description The policy/bundle contract the agent's engine understands (hook-core CONTRACT_VERSION) */
+            contractVersion?: number;
             /**
              * @default {
              *       "uploadsPending": 0,
@@ -4605,6 +4959,8 @@ export interface operations {
     EndpointsController_list: {
         parameters: {
             query?: {
+                /** @description Only endpoints with this enrollment decision (pending: duplicate machine ids awaiting an admin) */
+                admission?: "active" | "pending" | "rejected" | "retired";
                 /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
                 cursor?: string;
                 groupId?: string;
@@ -4713,6 +5069,82 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EndpointsController_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approved endpoint and the one it retired. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointDecisionDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4850,6 +5282,158 @@ export interface operations {
             };
             /** @description No such endpoint, or no such group. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EndpointsController_readmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, no longer revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EndpointsController_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rejected endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5009,7 +5593,7 @@ export interface operations {
                 endpointId?: string;
                 groupId?: string;
                 includeResolved?: "true" | "false";
-                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined";
+                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined" | "duplicate_machine_id";
                 /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
@@ -5019,7 +5603,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Chain findings (missing ranges, broken links, drops). */
+            /** @description Findings (missing ranges, broken links, drops, duplicate machine ids). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,5 @@
-// One endpoint: platform, agent, applied revision and digest, drift and last errors, its recent hook runs; revoke.
+// One endpoint: platform, agent, applied revision and digest, drift and last errors, its recent hook runs, its
+// enrollment decision; revoke, re-admit, approve or reject a pending duplicate.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Schemas, unwrap } from '../api/client';
 import { ago, Badge, Card, ConfirmButton, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
@@ -8,6 +9,13 @@ import { RunsTable } from './hook-runs-table';
 import { fleetState } from '../domain';
 import { readInventory } from '../inventory';
 import { FindingsTable, InventoryHooksTable, inventoryPath } from './inventory-parts';
+import { AdmissionActions } from './admission-parts';
+
+/** Badge tones of the enrollment decisions. */
+const ADMISSION_TONES = { active: 'ok', pending: 'warn', rejected: 'bad', retired: 'muted' } as const satisfies Record<
+  Schemas['EndpointViewDto']['admission'],
+  string
+>;
 
 interface LastStatus {
   errors?: string[];
@@ -65,18 +73,20 @@ export default function Endpoint({ params }: { params: Record<string, string> })
           </>
         }
         actions={
-          canWrite && e.state !== 'revoked' ? (
+          canWrite && e.state !== 'revoked' && e.admission === 'active' ? (
             <ConfirmButton
               label="Revoke endpoint"
               danger
               title={`Revoke ${e.hostname}?`}
-              body="Its credential stops working at once (401 on every route); its managed layer stays as it is on disk. The machine must enroll again to come back."
+              body="Its credential stops working at once (401 on every route); its managed layer stays as it is on disk. Final: only an admin's re-admission brings it back, never a new enrollment."
               onConfirm={async () => {
                 await unwrap(api.POST('/v1/endpoints/{id}/revoke', { params: { path: { id } } }), 'POST');
                 await queryClient.invalidateQueries({ queryKey: ['endpoint', id] });
               }}
             />
-          ) : null
+          ) : (
+            <AdmissionActions endpoint={e} />
+          )
         }
       />
       <div className="grid-2">
@@ -86,6 +96,21 @@ export default function Endpoint({ params }: { params: Record<string, string> })
             <dd>
               <Badge value={fleetState(e)} />{' '}
               {e.state !== fleetState(e) ? <span className="muted">(reported {e.state})</span> : null}
+            </dd>
+            <dt>Admission</dt>
+            <dd>
+              <Badge value={e.admission} tone={ADMISSION_TONES[e.admission]} />{' '}
+              {e.duplicate ? (
+                <span className="muted">
+                  duplicate of <Link to={`/endpoints/${e.duplicate.id}`}>{e.duplicate.hostname}</Link> (
+                  {e.duplicate.admission}
+                  {e.duplicate.revokedAt ? ', revoked' : ''})
+                </span>
+              ) : e.duplicateOf ? (
+                <span className="muted">
+                  duplicate of <Short value={e.duplicateOf} n={8} /> (gone)
+                </span>
+              ) : null}
             </dd>
             <dt>Last check-in</dt>
             <dd>
@@ -119,10 +144,14 @@ export default function Endpoint({ params }: { params: Record<string, string> })
             <dd>{e.platform}</dd>
             <dt>Agent version</dt>
             <dd>{e.agentVersion}</dd>
+            <dt>Contract</dt>
+            <dd>{e.contractVersion ?? 'not reported (counted as 1)'}</dd>
             <dt>Machine id</dt>
             <dd>
               <Short value={e.machineId} n={24} />
             </dd>
+            <dt>Endpoint key</dt>
+            <dd>{e.keyId ? <Short value={e.keyId} n={24} /> : <span className="muted">legacy credential</span>}</dd>
             <dt>Uploads pending</dt>
             <dd>{e.uploadsPending}</dd>
             <dt>Records dropped (spool cap)</dt>
@@ -141,11 +170,13 @@ export default function Endpoint({ params }: { params: Record<string, string> })
           )}
           {findings.data && findings.data.items.length > 0 ? (
             <>
-              <h3>Record-chain findings</h3>
+              <h3>Findings</h3>
               <ul className="error-list">
                 {findings.data.items.map((f) => (
                   <li key={f.id}>
-                    <Badge value={f.kind} tone="warn" /> seq {f.fromSeq ?? '?'}–{f.toSeq ?? '?'} · detected{' '}
+                    <Badge value={f.kind} tone="warn" />{' '}
+                    {f.kind === 'duplicate_machine_id' ? 'enrolled with a machine id another endpoint holds' : null}
+                    {f.fromSeq !== null ? `seq ${f.fromSeq}–${f.toSeq ?? '?'}` : null} · detected{' '}
                     <When at={f.detectedAt} />
                   </li>
                 ))}

@@ -23,11 +23,14 @@ import { enrollCommand, fleetState } from '../domain';
 type EndpointQuery = NonNullable<operations['EndpointsController_list']['parameters']['query']>;
 type EndpointState = NonNullable<EndpointQuery['state']>;
 const STATES: EndpointState[] = ['pending', 'applied', 'failed', 'drifted', 'revoked'];
+type Admission = NonNullable<EndpointQuery['admission']>;
+const ADMISSIONS: Admission[] = ['active', 'pending', 'rejected', 'retired'];
 
 function Endpoints({ groupId }: { groupId: string }) {
   const { query } = useLocation();
   const state = (query.get('state') ?? '') as EndpointState | '';
   const platform = query.get('platform') ?? '';
+  const admission = (query.get('admission') ?? '') as Admission | '';
   const setFilter = (k: string, v: string) => {
     const next = new URLSearchParams(query);
     if (v) next.set(k, v);
@@ -35,7 +38,7 @@ function Endpoints({ groupId }: { groupId: string }) {
     navigate(`/groups/${groupId}?${next.toString()}`, true);
   };
   const q = useInfiniteQuery({
-    queryKey: ['endpoints', groupId, state, platform],
+    queryKey: ['endpoints', groupId, state, platform, admission],
     queryFn: ({ pageParam }) =>
       unwrap(
         api.GET('/v1/endpoints', {
@@ -45,6 +48,7 @@ function Endpoints({ groupId }: { groupId: string }) {
               limit: 100,
               ...(state ? { state } : {}),
               ...(platform ? { platform } : {}),
+              ...(admission ? { admission } : {}),
               ...(pageParam ? { cursor: pageParam } : {}),
             },
           },
@@ -73,6 +77,15 @@ function Endpoints({ groupId }: { groupId: string }) {
           {['linux', 'darwin', 'win32'].map((p) => (
             <option key={p} value={p}>
               {p}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="ep-admission">Admission</label>
+        <select id="ep-admission" value={admission} onChange={(e) => setFilter('admission', e.target.value)}>
+          <option value="">any</option>
+          {ADMISSIONS.map((a) => (
+            <option key={a} value={a}>
+              {a === 'pending' ? 'pending approval' : a}
             </option>
           ))}
         </select>

@@ -1,10 +1,13 @@
-// Groups: every group with its endpoint count; admins create groups here.
+// Groups: enrollments pending approval (duplicate machine ids), every group with its endpoint count; admins create
+// groups and decide on pending enrollments here.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, nextCursorOf, unwrap } from '../api/client';
 import { Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
+import { inFleet } from '../domain';
+import { PendingApproval } from './admission-parts';
 
 function CreateGroup() {
   const queryClient = useQueryClient();
@@ -47,13 +50,13 @@ function CreateGroup() {
   );
 }
 
-// How many endpoints each group has (first 5000 endpoints).
+// How many live endpoints (admitted, not revoked) each group has (first 2000 endpoints).
 async function endpointCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let cursor: string | undefined;
   for (let i = 0; i < 10; i++) {
     const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
-    for (const e of page.items) if (e.state !== 'revoked') counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
+    for (const e of page.items) if (inFleet(e)) counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
     const next = nextCursorOf(page);
     if (!next) break;
     cursor = next;
@@ -75,6 +78,7 @@ export default function Groups() {
         subtitle="Endpoints enroll into a group and receive its current release."
       />
       <div className="grid-2">
+        <PendingApproval />
         <Card title="Groups" className={canWrite ? undefined : 'span-2'}>
           {groups.isPending ? <Loading /> : null}
           <ErrorBox error={groups.error} />

@@ -6,7 +6,7 @@ import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
 import { StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link } from '../router';
-import { FLEET_STATES, type FleetState, fleetState } from '../domain';
+import { FLEET_STATES, type FleetState, fleetState, inFleet, OUTSIDE_FLEET } from '../domain';
 import { RingBars } from './rollout-parts';
 import { FindingsTable, inventoryPath } from './inventory-parts';
 
@@ -47,7 +47,7 @@ function FleetCard() {
     for (const e of q.data?.items ?? []) {
       const s = fleetState(e, now);
       byState.set(s, (byState.get(s) ?? 0) + 1);
-      if (s === 'revoked') continue;
+      if (!inFleet(e)) continue;
       const g = byGroup.get(e.groupId) ?? { name: e.groupName, id: e.groupId, versions: new Map(), total: 0 };
       const v = e.appliedPolicyVersion === null ? 'none' : `v${e.appliedPolicyVersion}`;
       g.versions.set(v, (g.versions.get(v) ?? 0) + 1);
@@ -63,7 +63,7 @@ function FleetCard() {
       {q.data ? (
         <>
           <ul className="stat-row" aria-label="Endpoints by state">
-            {FLEET_STATES.filter((s) => s !== 'revoked' || summary.byState.get(s)).map((s) => (
+            {FLEET_STATES.filter((s) => !OUTSIDE_FLEET.includes(s) || summary.byState.get(s)).map((s) => (
               <li key={s} className={`stat stat-${s.replaceAll(' ', '-')}`}>
                 <span className="stat-value">{summary.byState.get(s) ?? 0}</span>
                 <span className="stat-label">{s}</span>
@@ -252,7 +252,10 @@ function FindingsCard() {
       <ErrorBox error={q.error} />
       <ErrorBox error={inv.error} />
       {q.data && q.data.items.length === 0 && inv.data && invItems.length === 0 ? (
-        <Empty>No open findings: every endpoint's record chain is whole and no inventoried hook is flagged.</Empty>
+        <Empty>
+          No open findings: every endpoint&apos;s record chain is whole, no enrollment awaits a decision and no
+          inventoried hook is flagged.
+        </Empty>
       ) : null}
       {invItems.length > 0 ? (
         <>
@@ -270,7 +273,7 @@ function FindingsCard() {
             <tr>
               <th scope="col">Kind</th>
               <th scope="col">Endpoint</th>
-              <th scope="col">Seq</th>
+              <th scope="col">What</th>
               <th scope="col">Detected</th>
             </tr>
           </thead>
@@ -285,7 +288,15 @@ function FindingsCard() {
                     <Short value={f.endpointId} n={8} />
                   </Link>
                 </td>
-                <td>{f.fromSeq === null ? '—' : `${f.fromSeq}–${f.toSeq ?? ''}`}</td>
+                <td>
+                  {f.kind === 'duplicate_machine_id' ? (
+                    <DuplicateFinding details={f.details} resolved={f.resolvedAt !== null} />
+                  ) : f.fromSeq === null ? (
+                    '—'
+                  ) : (
+                    `seq ${f.fromSeq}–${f.toSeq ?? ''}`
+                  )}
+                </td>
                 <td>
                   <When at={f.detectedAt} />
                 </td>
@@ -295,6 +306,29 @@ function FindingsCard() {
         </table>
       ) : null}
     </Card>
+  );
+}
+
+// A duplicate machine id finding: which endpoint it duplicates, and where the admin decides.
+function DuplicateFinding({ details, resolved }: { details: unknown; resolved: boolean }) {
+  const d = (details ?? {}) as { hostname?: string; duplicateOf?: string };
+  return (
+    <>
+      {d.hostname ?? 'An enrollment'} duplicates{' '}
+      {d.duplicateOf ? (
+        <Link to={`/endpoints/${d.duplicateOf}`}>
+          <Short value={d.duplicateOf} n={8} />
+        </Link>
+      ) : (
+        'another endpoint'
+      )}
+      {resolved ? null : (
+        <>
+          {' '}
+          · <Link to="/groups">Pending approval</Link>
+        </>
+      )}
+    </>
   );
 }
 

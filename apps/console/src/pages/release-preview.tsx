@@ -112,6 +112,18 @@ export function PreviewPanel({
           />
         </>
       ) : null}
+      {preview.agents.outdated.length > 0 ? (
+        <>
+          <h3>
+            <Badge value="older agents" tone="warn" /> {preview.agents.outdated.length} endpoint
+            {preview.agents.outdated.length === 1 ? '' : 's'}
+          </h3>
+          <p className="hint">
+            This version needs contract {preview.agents.requiredContract}; these agents understand an older one.
+          </p>
+          <EndpointList items={preview.agents.outdated.map((o) => ({ ...o, note: o.reason }))} />
+        </>
+      ) : null}
       {affected.length > 0 ? (
         <details>
           <summary>Per endpoint ({affected.length})</summary>

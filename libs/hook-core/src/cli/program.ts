@@ -23,11 +23,13 @@ function eventArg(name: string): HookEvent {
 export function renderList(d: Discovery): string {
   const lines: string[] = [`hooks: ${d.hooksEnabled ? 'on' : 'off'} (${d.featureReason})`];
   for (const h of d.hooks) {
-    const status = h.unsupported ? `${h.trust}, unsupported` : h.trust;
+    const status =
+      h.error !== undefined ? `${h.trust}, unreadable` : h.unsupported ? `${h.trust}, unsupported` : h.trust;
     lines.push(
       `${status.padEnd(10)} ${h.event.padEnd(17)} ${JSON.stringify(h.matcher ?? null).padEnd(16)} ${h.layer.padEnd(8)} ${h.key}`,
       `           ${h.hash}  ${h.handler.command ?? `(${h.handler.type})`}${h.unsupported ? `  [${h.unsupported}]` : ''}`,
     );
+    if (h.error !== undefined) lines.push(`           error: ${h.error} (never runs; recorded as failed)`);
   }
   if (d.hooks.length === 0) lines.push('(no hooks)');
   for (const s of d.skipped) lines.push(`skipped ${s.layer} ${s.path}: ${s.reason}`);

@@ -1,15 +1,14 @@
 // discoverHooks: every layer (managed, system, user, project, session, plugins) → hooks with keys, hashes and trust.
 import { createHash } from 'node:crypto';
 import type { ConfigDiagnostic, DiscoveredHook, Discovery, LayerKind, SkippedSource } from '../types';
-import { lintPolicy } from '../policy/lint';
-import { parsePolicyToml } from '../policy/parse';
 import type { PolicyDocument } from '../policy/schema';
 import { hookHash, hookKey } from '../trust/hash';
 import { isProjectTrusted, readTrustState, trustStatusOf, type TrustState } from '../trust/state';
 import { DiagnosticCollector } from './diagnostics';
 import { nodeFs, pathApiFor, resolveLocations, findGitRoot, type DiscoveryFs, type PathApi } from './env';
 import { EVENT_SPEC } from '../event-spec';
-import { normalizeTimeout } from './events';
+import { appliedTimeoutSec, normalizeTimeout } from './events';
+import { readManagedRequirements } from './managed';
 import { loadConfigTomlText, loadHooksJsonText, type FeatureSetting, type LoadedFile } from './load-files';
 import { normalizeHooksTable } from './normalize';
 import { resolvePlugin, type PluginSpec } from './plugins';
@@ -104,7 +103,7 @@ interface ManagedLayer {
   source?: Source;
 }
 
-// Loads requirements.toml; returns an error message when it must fail closed.
+// Loads requirements.toml (hook-core's one reading of it); returns an error message when it must fail closed.
 function loadManaged(
   fs: DiscoveryFs,
   path: string,
@@ -119,33 +118,23 @@ function loadManaged(
     return { failure: msg };
   }
   if (text === undefined) return undefined;
-  const parsed = parsePolicyToml(text, path);
-  diags.push(...parsed.diagnostics);
-  if (!parsed.ok) {
-    const first = parsed.diagnostics.find((d) => d.severity === 'error');
-    return {
-      failure: `${path} is invalid: ${first?.message ?? 'validation failed'}${first?.path ? ` at ${first.path}` : ''}`,
-    };
-  }
-  const lint = lintPolicy(parsed.policy, undefined, { sourceText: text, file: path });
-  diags.push(...lint.errors, ...lint.warnings.filter((w) => w.code !== 'not_interpreted'));
-  if (lint.errors.length > 0) {
-    const first = lint.errors[0];
-    return { failure: `${path} is invalid: ${first?.message ?? ''}${first?.path ? ` at ${first.path}` : ''}` };
-  }
-  const layer: ManagedLayer = { path, policy: parsed.policy, text };
-  if (parsed.policy.hooks) {
-    const scratch = new DiagnosticCollector(path);
-    const events = normalizeHooksTable(
-      parsed.policy.hooks,
-      { file: path, basePath: ['hooks'], ignoreKeys: ['managed_dir', 'windows_managed_dir'] },
-      scratch,
-    );
+  const reading = readManagedRequirements(text, path);
+  diags.push(...reading.diagnostics);
+  if (!reading.ok) return { failure: reading.failure };
+  const layer: ManagedLayer = { path, policy: reading.policy, text };
+  if (reading.events.length > 0) {
     layer.source = {
       layer: 'managed',
       keySource: path,
       managed: true,
-      loaded: { file: path, kind: 'config.toml', ok: true, events, definesHooks: events.length > 0, diagnostics: [] },
+      loaded: {
+        file: path,
+        kind: 'config.toml',
+        ok: true,
+        events: reading.events,
+        definesHooks: true,
+        diagnostics: [],
+      },
     };
   }
   return layer;
@@ -186,13 +175,18 @@ function hooksOf(src: Source, trust: TrustState, platform: NodeJS.Platform): Dis
           groupIndex: g.index,
           handlerIndex: h.index,
           handler: h.handler,
-          timeoutSec: normalizeTimeout(ev.event, h.handler.timeout),
+          // requirements.toml's documented limit applies to the managed layer (other layers keep the reference's value).
+          timeoutSec:
+            src.layer === 'managed'
+              ? appliedTimeoutSec(ev.event, h.handler.timeout)
+              : normalizeTimeout(ev.event, h.handler.timeout),
           managed: src.managed,
           trust: src.managed ? 'managed' : trustStatusOf(trust.hooks.get(key), hash),
         };
         if (g.matcher !== undefined) hook.matcher = g.matcher;
         if (src.plugin) hook.plugin = src.plugin;
         if (h.unsupported) hook.unsupported = h.unsupported;
+        if (h.broken !== undefined) hook.error = h.broken;
         out.push(hook);
       }
     }
@@ -216,6 +210,7 @@ function assignDisplayOrder(perSource: DiscoveredHook[][]): void {
 // Why a hook will not run, or undefined when it will.
 function skipReasonOf(h: DiscoveredHook, enabled: boolean, featureReason: string, bypass: boolean): string | undefined {
   if (!enabled) return `hooks are off: ${featureReason}`;
+  if (h.error !== undefined) return `cannot be read: ${h.error}`;
   if (h.unsupported) return h.unsupported;
   if (h.trust === 'managed' || h.trust === 'trusted') return undefined;
   if (h.trust === 'disabled') return 'disabled by the user';

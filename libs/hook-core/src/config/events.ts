@@ -19,6 +19,8 @@ export const SESSION_END_MAX_TIMEOUT_SEC: number = EVENT_SPEC.SessionEnd.maxTime
 export const DEFAULT_ADDITIONAL_CONTEXT_LIMIT = 2500;
 /** Timeouts above this many seconds are suspicious (likely written in milliseconds). */
 export const SUSPICIOUS_TIMEOUT_SEC = 3600;
+/** The longest timeout of a managed (requirements.toml) hook: one day; a larger value is clamped to it with a warning. */
+export const MAX_TIMEOUT_SEC = 86_400;
 
 // Type guard: is this string one of the spec's events?
 export function isHookEvent(name: string): name is HookEvent {
@@ -36,4 +38,10 @@ export function normalizeTimeout(event: HookEvent, timeout: number | undefined):
   if (timeout === undefined) return spec.defaultTimeoutSec;
   const t = Math.max(Math.floor(timeout), 1);
   return spec.maxTimeoutSec !== undefined ? Math.min(t, spec.maxTimeoutSec) : t;
+}
+
+// Timeout in seconds a handler actually runs with: the normalized value, clamped to MAX_TIMEOUT_SEC (the trust hash
+// keeps the normalized value as written, so clamping never changes a hook's identity).
+export function appliedTimeoutSec(event: HookEvent, timeout: number | undefined): number {
+  return Math.min(normalizeTimeout(event, timeout), MAX_TIMEOUT_SEC);
 }

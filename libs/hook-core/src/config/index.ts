@@ -11,7 +11,10 @@ export {
   isHookEvent,
   eventSnake,
   normalizeTimeout,
+  appliedTimeoutSec,
+  MAX_TIMEOUT_SEC,
 } from './events';
+export { readManagedRequirements, managedLayerRefusal, type ManagedReading, type BrokenManagedHook } from './managed';
 export { validateMatcher } from './matcher';
 export { REFERENCE_WARNING_CODES } from './messages';
 export { loadHooksJsonText, loadConfigTomlText, type LoadedFile, type FeatureSetting } from './load-files';

@@ -17,6 +17,8 @@ export interface NormalizedHandler {
   handler: HandlerConfig;
   /** Why it cannot run even when trusted (`prompt`/`agent` type, `async: true`). */
   unsupported?: string;
+  /** A managed handler that cannot be read as written: why (it is listed and recorded as failed, never run). */
+  broken?: string;
 }
 
 /** A matcher group that survived validation (its index is its position as written). */

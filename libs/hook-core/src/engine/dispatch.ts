@@ -25,7 +25,7 @@ import { discoverHooks, type DiscoverOptions } from '../config/discover';
 import { eventSpec } from '../event-spec';
 import type { Discovery, HookEvent } from '../types';
 import { buildEventInput } from './input';
-import { considerHooks, type Consideration } from './eligibility';
+import { considerHooks, UNREADABLE, type Consideration } from './eligibility';
 
 /**
  * Options of a dispatch. Hooks come from `discovery` (pre-computed), else `discover()`, else
@@ -174,6 +174,13 @@ export async function dispatch(
     input.tool_input,
   );
   warnings.push(...agg.outcome.conflicts);
+  // Unreadable managed hooks: never run, each a failure of this event (the spec's failed-hook semantics: reported,
+  // and the event goes on).
+  for (const c of relevant) {
+    if (!isUnreadable(c)) continue;
+    agg.outcome.failures++;
+    warnings.push(`managed hook ${c.hook.key} cannot be read and did not run: ${c.hook.error ?? ''}`);
+  }
   const effectOf = new Map<number, { decision?: string; effect: RunEffect }>();
   ran.forEach(({ i }, k) => effectOf.set(i, agg.effects[k]!));
   for (const [i, p] of parsed.entries()) {
@@ -236,6 +243,11 @@ interface RecordContext {
   spillPath: string | null;
 }
 
+// Is this a managed hook that cannot be read (recorded as failed wherever it could have run)?
+function isUnreadable(c: Consideration): boolean {
+  return !c.run && c.hook.error !== undefined && c.skipReason?.startsWith(UNREADABLE) === true;
+}
+
 /** Build the run record of one considered hook. */
 function buildRecord(
   c: Consideration,
@@ -245,13 +257,16 @@ function buildRecord(
   ctx: RecordContext,
 ): RunRecordDraft {
   const h = c.hook;
-  const status: RunRecordDraft['status'] = !c.run
-    ? 'skipped'
-    : r.timedOut
-      ? 'timed_out'
-      : p.status === 'failed'
-        ? 'failed'
-        : 'ran';
+  const unreadable = isUnreadable(c);
+  const status: RunRecordDraft['status'] = unreadable
+    ? 'failed'
+    : !c.run
+      ? 'skipped'
+      : r.timedOut
+        ? 'timed_out'
+        : p.status === 'failed'
+          ? 'failed'
+          : 'ran';
   const reason = captureText(p.block?.reason, ctx.capture, ctx.patterns);
   const feedbackText = [p.systemMessage, p.stop?.stopReason].filter((t): t is string => typeof t === 'string');
   const feedback = captureText(
@@ -280,16 +295,26 @@ function buildRecord(
       timeoutSec: h.timeoutSec,
     },
     status,
-    skipReason: c.run ? (r.spawnError !== undefined ? 'spawn_error' : null) : (c.skipReason ?? 'skipped'),
+    skipReason: c.run
+      ? r.spawnError !== undefined
+        ? 'spawn_error'
+        : null
+      : unreadable
+        ? UNREADABLE
+        : (c.skipReason ?? 'skipped'),
     startedAt: c.run ? new Date(r.startedAt).toISOString() : null,
     durationMs: c.run ? r.durationMs : null,
     exitCode: c.run ? r.exitCode : null,
     signal: c.run ? r.signal : null,
     timedOut: r.timedOut,
     verdict: p.verdict,
-    error: p.error !== undefined ? redactExcerpt(p.error, MAX_ERROR_BYTES, ctx.patterns) : null,
+    error: unreadable
+      ? redactExcerpt(`managed hook cannot be read: ${h.error ?? ''}`, MAX_ERROR_BYTES, ctx.patterns)
+      : p.error !== undefined
+        ? redactExcerpt(p.error, MAX_ERROR_BYTES, ctx.patterns)
+        : null,
     decision: eff?.decision ?? null,
-    effect: c.run ? (eff?.effect ?? 'none') : 'none',
+    effect: c.run ? (eff?.effect ?? 'none') : unreadable ? 'failed' : 'none',
     notes: p.notes,
     reason: reason.text,
     ...(reason.sha256 !== undefined ? { reasonSha256: reason.sha256 } : {}),

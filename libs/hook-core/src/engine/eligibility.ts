@@ -3,6 +3,9 @@ import { commandFor, substitutePluginVars } from '../run/shell';
 import { matcherMatches, matcherSubject } from '../match/matcher';
 import type { DiscoveredHook, Discovery, HookEvent } from '../types';
 
+/** Skip-reason prefix of a managed hook that cannot be read (its record is `failed`, not `skipped`). */
+export const UNREADABLE = 'unreadable';
+
 /** One hook's fate for an event. */
 export interface Consideration {
   hook: DiscoveredHook;
@@ -45,6 +48,16 @@ export function considerHooks(
     const c: Consideration = { hook, position, matched: true, run: false, command };
     considered.push(c);
     const m = matcherMatches(hook.matcher, subject);
+    if (hook.error !== undefined) {
+      // A managed hook that cannot be read never runs; it counts wherever it could have run (an unreadable matcher
+      // could have matched anything), so each such event records it as failed.
+      if (m === false) {
+        c.matched = false;
+        c.skipReason = 'matcher_not_matched';
+      } else if (!discovery.hooksEnabled) c.skipReason = `hooks_disabled: ${discovery.featureReason}`;
+      else c.skipReason = `${UNREADABLE}: ${hook.error}`;
+      continue;
+    }
     if (m instanceof Error) {
       c.matched = false;
       c.skipReason = `invalid_matcher: ${m.message}`;

@@ -23,6 +23,8 @@ export interface ExplainEntry {
   managed: boolean;
   command: string;
   wouldRun: boolean;
+  /** A managed hook that cannot be read: what is wrong (it never runs and is recorded as failed); else null. */
+  error: string | null;
   /** Why not (`matcher_not_matched`, `untrusted`, `modified`, `disabled`, `unsupported: …`, `duplicate: …`, `hooks_disabled: …`). */
   reason: string | null;
 }
@@ -67,6 +69,7 @@ export function explain(
       managed: c.hook.managed,
       command: c.command,
       wouldRun: c.run,
+      error: c.hook.error ?? null,
       reason: c.run ? null : (c.skipReason ?? null),
     })),
     skippedSources: discovery.skipped,

@@ -13,6 +13,8 @@ export { collectInventory, type CollectOptions, inventoryDigest, type InventoryH
 export {
   type EndpointImpact,
   missingManagedScripts,
+  type OutdatedAgent,
+  outdatedAgents,
   type PreviewEndpoint,
   type PreviewOptions,
   previewRelease,

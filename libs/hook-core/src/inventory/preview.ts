@@ -4,6 +4,7 @@
 import { canonicalJson } from '../trust/canonical-json';
 import { sha256Hex } from '../record/canonical';
 import type { PolicyDocument } from '../policy/schema';
+import { endpointContract, requiredContract } from '../policy/contract';
 import type { InventoryDocument } from './schema';
 
 /** One endpoint as the preview sees it. */
@@ -12,6 +13,19 @@ export interface PreviewEndpoint {
   hostname: string;
   /** Latest inventory and when it arrived, or null when it never reported one. */
   inventory: { doc: InventoryDocument; receivedAt: Date } | null;
+  /** The agent version and contract it last reported (null contract: an agent from before contract reporting). */
+  agentVersion?: string;
+  contractVersion?: number | null;
+}
+
+/** An endpoint whose agent understands an older contract than the version needs. */
+export interface OutdatedAgent {
+  endpointId: string;
+  hostname: string;
+  agentVersion: string | null;
+  /** What it reported (null: nothing, an agent from before contract reporting, which understands contract 1). */
+  contractVersion: number | null;
+  reason: string;
 }
 
 export interface PreviewOptions {
@@ -48,6 +62,8 @@ export interface ReleasePreview {
   missingManagedScripts: string[];
   unknownImpact: Array<{ endpointId: string; hostname: string; inventoryAt: string | null }>;
   perEndpoint: EndpointImpact[];
+  /** Version skew: the contract the version needs and the endpoints whose agent is older (not part of the digest). */
+  agents: { requiredContract: number; reasons: string[]; outdated: OutdatedAgent[] };
   /** sha256 over the release (group, version) and the impact: what an acknowledgement names. */
   digest: string;
 }
@@ -100,6 +116,31 @@ function hooksOnUnder(policy: PolicyDocument, current: boolean): boolean {
 // allow_managed_hooks_only and without `[features] hooks = false` cannot: its preview is empty whatever the fleet).
 export function releaseCanSuppress(policy: PolicyDocument): boolean {
   return policy.allow_managed_hooks_only === true || hooksOnUnder(policy, true) === false;
+}
+
+// The endpoints whose agent understands an older contract than `policy` needs.
+export function outdatedAgents(
+  policy: PolicyDocument,
+  endpoints: readonly PreviewEndpoint[],
+): ReleasePreview['agents'] {
+  const need = requiredContract(policy);
+  const outdated: OutdatedAgent[] = [];
+  for (const e of endpoints) {
+    const has = endpointContract(e.contractVersion);
+    if (has >= need.contract) continue;
+    const reported = e.contractVersion ?? null;
+    outdated.push({
+      endpointId: e.endpointId,
+      hostname: e.hostname,
+      agentVersion: e.agentVersion ?? null,
+      contractVersion: reported,
+      reason:
+        reported === null
+          ? `agent ${e.agentVersion ?? '(unknown version)'} reports no contract version (an agent from before contract reporting, or one that has not reported status yet: counted as contract 1); this version needs contract ${need.contract}`
+          : `agent ${e.agentVersion ?? '(unknown version)'} understands contract ${reported}; this version needs contract ${need.contract}`,
+    });
+  }
+  return { requiredContract: need.contract, reasons: need.reasons, outdated };
 }
 
 // Computes the impact of releasing `policy` to these endpoints.
@@ -164,5 +205,5 @@ export function previewRelease(
       perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
     }),
   )}`;
-  return { ...summary, perEndpoint, digest };
+  return { ...summary, perEndpoint, agents: outdatedAgents(policy, endpoints), digest };
 }

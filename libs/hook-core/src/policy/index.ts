@@ -13,3 +13,4 @@ export {
   type LintPolicyOptions,
   type LintResult,
 } from './lint';
+export { CONTRACT_VERSION, CONTRACTS, endpointContract, requiredContract, type ContractVersion } from './contract';

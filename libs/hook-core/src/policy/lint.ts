@@ -5,11 +5,12 @@ import {
   CONTEXT_EVENTS,
   isHookEvent,
   MATCHER_EVENTS,
+  MAX_TIMEOUT_SEC,
   SESSION_END_MAX_TIMEOUT_SEC,
   SUSPICIOUS_TIMEOUT_SEC,
 } from '../config/events';
 import { compileConfigMatcher, matcherLooksLikeExpression } from '../config/matcher';
-import { additionalContextIgnored, sessionEndClamped } from '../config/messages';
+import { additionalContextIgnored, sessionEndClamped, timeoutClamped } from '../config/messages';
 import { tomlLocator } from '../config/toml-located';
 import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
 import { isPlainObject } from './parse';
@@ -27,6 +28,12 @@ export interface LintPolicyOptions {
   sourceText?: string;
   /** File name put on diagnostics (default `requirements.toml`). */
   file?: string;
+  /**
+   * The engine's reading of the managed layer: a whole-number timeout above the limit is a warning (the hook runs with
+   * the limit), and the matcher of an event that ignores matchers is not compiled (as the reference engine does).
+   * Authoring (the API, `zerotwo-hooks lint`) leaves this off, so neither is ever published.
+   */
+  engine?: boolean;
 }
 
 export interface LintResult {
@@ -34,8 +41,8 @@ export interface LintResult {
   warnings: ConfigDiagnostic[];
 }
 
-/** Largest timeout accepted in a managed policy (one day). */
-export const MAX_POLICY_TIMEOUT_SEC = 86_400;
+/** Largest timeout accepted in a managed policy (one day): the engine's limit. */
+export const MAX_POLICY_TIMEOUT_SEC = MAX_TIMEOUT_SEC;
 
 // What the engine accepts as managed_dir: a POSIX absolute path or home-relative `~/...` (the spec's example). Where
 // Hookwarden distributes the layer, the bundle content rules (bundle/content.ts) are stricter: no `~`.
@@ -76,6 +83,7 @@ function lintHandler(
   shipped: Set<string> | undefined,
   modes: Map<string, number> | undefined,
   out: DiagnosticCollector,
+  engine: boolean,
 ): void {
   const file = out.file ?? 'requirements.toml';
   if (h.type !== 'command') {
@@ -86,9 +94,13 @@ function lintHandler(
   }
   if (h.async === true)
     out.warn('async_unsupported', 'async hooks are not supported; this handler is skipped', [...path, 'async']);
-  if (h.timeout !== undefined) {
+  if (typeof h.timeout === 'number') {
     const t = h.timeout;
-    if (!Number.isInteger(t) || t < 0 || t > MAX_POLICY_TIMEOUT_SEC) {
+    if (engine && Number.isInteger(t) && t > MAX_POLICY_TIMEOUT_SEC) {
+      if (event === 'SessionEnd')
+        out.warn('session_end_timeout_clamped', sessionEndClamped(file), [...path, 'timeout']);
+      else out.warn('timeout_clamped', timeoutClamped(t, file), [...path, 'timeout']);
+    } else if (!Number.isInteger(t) || t < 0 || t > MAX_POLICY_TIMEOUT_SEC) {
       out.error(
         'timeout_out_of_range',
         `timeout must be an integer number of seconds from 0 to ${MAX_POLICY_TIMEOUT_SEC}, got ${t}`,
@@ -103,7 +115,7 @@ function lintHandler(
       ]);
     }
   }
-  if (h.additionalContextLimit !== undefined) {
+  if (typeof h.additionalContextLimit === 'number') {
     const l = h.additionalContextLimit;
     if (!Number.isInteger(l) || l < 0) {
       out.error('invalid_value', `additionalContextLimit must be a non-negative integer, got ${l}`, [
@@ -160,9 +172,15 @@ function lintHandler(
   }
 }
 
-// Checks a matcher group's matcher.
-function lintMatcher(event: HookEvent, matcher: string | undefined, path: DocPath, out: DiagnosticCollector): void {
-  if (matcher === undefined) return;
+// Checks a matcher group's matcher (`engine`: an event that ignores matchers never compiles it).
+function lintMatcher(
+  event: HookEvent,
+  matcher: string | undefined,
+  path: DocPath,
+  out: DiagnosticCollector,
+  engine: boolean,
+): void {
+  if (matcher === undefined || (engine && !MATCHER_EVENTS.has(event))) return;
   const c = compileConfigMatcher(matcher);
   if (!c.ok) {
     out.error('invalid_matcher', `invalid matcher ${JSON.stringify(matcher)}: ${c.error}`, path);
@@ -188,6 +206,7 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
   const locator: Locator | undefined = options.sourceText !== undefined ? tomlLocator(options.sourceText) : undefined;
   const out = new DiagnosticCollector(options.file ?? 'requirements.toml', locator);
   const hooks = (policy.hooks ?? {}) as Record<string, unknown>;
+  const engine = options.engine === true;
 
   const dir = policy.hooks?.managed_dir;
   const wdir = policy.hooks?.windows_managed_dir;
@@ -247,11 +266,14 @@ export function lintPolicy(policy: PolicyDocument, files?: PolicyFile[], options
         typeof g['matcher'] === 'string' ? g['matcher'] : undefined,
         ['hooks', event, gi, 'matcher'],
         out,
+        engine,
       );
-      const handlers = Array.isArray(g['hooks']) ? (g['hooks'] as PolicyHandler[]) : [];
+      const handlers = Array.isArray(g['hooks']) ? (g['hooks'] as unknown[]) : [];
       handlers.forEach((h, hi) => {
-        if (h.type === 'command') commandHooks++;
-        lintHandler(event, h, ['hooks', event, gi, 'hooks', hi], policy, shipped, modes, out);
+        if (!isPlainObject(h)) return; // the schema reports it
+        const handler = h as PolicyHandler;
+        if (handler.type === 'command') commandHooks++;
+        lintHandler(event, handler, ['hooks', event, gi, 'hooks', hi], policy, shipped, modes, out, engine);
       });
     });
   }

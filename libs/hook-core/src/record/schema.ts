@@ -60,7 +60,7 @@ export const runRecordDraftSchema = z.object({
   }),
   /** ran: exited 0 or a valid exit 2; failed: non-blocking failure; timed_out: killed at the timeout; skipped: not run. */
   status: z.enum(['ran', 'skipped', 'failed', 'timed_out']),
-  /** Why a hook did not run (`untrusted`, `modified`, `disabled`, `allow_managed_hooks_only`, `project_not_trusted`, `hooks_disabled: …`, `unsupported: …`, `duplicate: …`, `spawn_error`). */
+  /** Why a hook did not run (`untrusted`, `modified`, `disabled`, `allow_managed_hooks_only`, `project_not_trusted`, `hooks_disabled: …`, `unsupported: …`, `duplicate: …`, `spawn_error`; `unreadable` on a `failed` managed hook that cannot be read, its `error` says why). */
   skipReason: z.string().nullable(),
   startedAt: z.iso.datetime().nullable(),
   durationMs: z.number().nonnegative().nullable(),

@@ -1,0 +1,156 @@
+// An admin's enrollment decisions: the "Pending approval" list (duplicate machine ids, with the endpoint each one
+// duplicates) and the Approve / Reject / Re-admit buttons, each behind a confirmation. Auditors see no button.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Schemas, unwrap } from '../api/client';
+import { ago, Card, ConfirmButton, ErrorBox, When } from '../components/ui';
+import { Link } from '../router';
+import { useCanWrite } from '../session';
+
+type Endpoint = Schemas['EndpointViewDto'];
+
+/** Query keys whose answers change with a decision. */
+const AFFECTED = ['endpoints', 'endpoint', 'pending-endpoints', 'endpoint-counts', 'overview', 'findings'];
+
+// Refetches everything a decision changes.
+function useRefresh(): () => Promise<void> {
+  const queryClient = useQueryClient();
+  return async () => {
+    await Promise.all(AFFECTED.map((k) => queryClient.invalidateQueries({ queryKey: [k] })));
+  };
+}
+
+// Approve and Reject for a pending endpoint, Re-admit for a revoked one (admins only; nothing otherwise).
+export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; small?: boolean }) {
+  const canWrite = useCanWrite();
+  const refresh = useRefresh();
+  if (!canWrite) return null;
+  const id = e.id;
+  const cls = small ? 'btn-small' : undefined;
+  const dup = e.duplicate;
+  if (e.admission === 'pending') {
+    return (
+      <>
+        {e.revokedAt ? null : (
+          <ConfirmButton
+            label="Approve"
+            className={cls}
+            title={`Approve ${e.hostname}?`}
+            confirmLabel="Approve"
+            body={
+              <p>
+                {e.hostname} becomes an active endpoint of group {e.groupName}.{' '}
+                {dup
+                  ? `${dup.hostname} (group ${dup.groupName}, last seen ${ago(dup.lastSeenAt)}) is retired: its ` +
+                    'credential stops working at once. Approve only if this is the same machine, re-installed.'
+                  : 'The endpoint it duplicated no longer exists.'}
+              </p>
+            }
+            onConfirm={async () => {
+              await unwrap(api.POST('/v1/endpoints/{id}/approve', { params: { path: { id } } }), 'POST');
+              await refresh();
+            }}
+          />
+        )}{' '}
+        <ConfirmButton
+          label="Reject"
+          danger
+          className={cls}
+          title={`Reject ${e.hostname}?`}
+          confirmLabel="Reject"
+          body={
+            <p>
+              {e.hostname} never gets a working credential (final). {dup ? `${dup.hostname} stays as it is.` : ''}
+            </p>
+          }
+          onConfirm={async () => {
+            await unwrap(api.POST('/v1/endpoints/{id}/reject', { params: { path: { id } } }), 'POST');
+            await refresh();
+          }}
+        />
+      </>
+    );
+  }
+  if (e.admission === 'active' && e.revokedAt) {
+    return (
+      <ConfirmButton
+        label="Re-admit"
+        className={cls}
+        title={`Re-admit ${e.hostname}?`}
+        confirmLabel="Re-admit"
+        body={
+          <p>
+            Its credential works again on every API instance and it receives its group&apos;s bundle. Refused while
+            another admitted endpoint holds its machine id.
+          </p>
+        }
+        onConfirm={async () => {
+          await unwrap(api.POST('/v1/endpoints/{id}/readmit', { params: { path: { id } } }), 'POST');
+          await refresh();
+        }}
+      />
+    );
+  }
+  return null;
+}
+
+// Enrollments that claimed a known machine id without proof of its key, awaiting an admin (hidden when none).
+export function PendingApproval() {
+  const q = useQuery({
+    queryKey: ['pending-endpoints'],
+    queryFn: () => unwrap(api.GET('/v1/endpoints', { params: { query: { admission: 'pending', limit: 200 } } })),
+    refetchInterval: 10_000,
+  });
+  if (q.error) return <ErrorBox error={q.error} />;
+  const items = q.data?.items ?? [];
+  if (items.length === 0) return null;
+  return (
+    <Card title={`Pending approval (${items.length}${q.data?.nextCursor ? '+' : ''})`} className="span-2 pending-card">
+      <p className="hint">
+        Each enrolled with a machine id another endpoint already holds, without proof of that endpoint&apos;s key: a
+        re-installed machine, or someone borrowing its identity. Approving retires the endpoint it duplicates.
+      </p>
+      <table data-testid="pending-endpoints">
+        <thead>
+          <tr>
+            <th scope="col">New enrollment</th>
+            <th scope="col">Group</th>
+            <th scope="col">Enrolled</th>
+            <th scope="col">Duplicates</th>
+            <th scope="col">Its last check-in</th>
+            <th scope="col">Decision</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((e) => (
+            <tr key={e.id} data-id={e.id}>
+              <td>
+                <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link> <span className="muted">{e.platform}</span>
+              </td>
+              <td>
+                <Link to={`/groups/${e.groupId}`}>{e.groupName}</Link>
+              </td>
+              <td>
+                <When at={e.enrolledAt} />
+              </td>
+              <td>
+                {e.duplicate ? (
+                  <>
+                    <Link to={`/endpoints/${e.duplicate.id}`}>{e.duplicate.hostname}</Link>{' '}
+                    <span className="muted">in {e.duplicate.groupName}</span>
+                  </>
+                ) : (
+                  <span className="muted">gone</span>
+                )}
+              </td>
+              <td title={e.duplicate?.lastSeenAt ?? undefined}>{ago(e.duplicate?.lastSeenAt ?? null)}</td>
+              <td>
+                <AdmissionActions endpoint={e} small />
+                {e.revokedAt ? <span className="muted">revoked</span> : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Card>
+  );
+}
