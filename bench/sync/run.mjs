@@ -257,7 +257,7 @@ async function main() {
   if (sres.status !== 200) throw new Error(`POST /v1/agent/session: ${sres.status} ${await sres.text()}`);
   const session = await sres.json();
   const skey = openSessionKey(session.sealedKey, eph, session.sessionId);
-  const perThread = Number(process.env.BENCH_SIGNED_PER_THREAD ?? WRK_SECONDS * 20_000);
+  const perThread = Number(process.env.BENCH_SIGNED_PER_THREAD ?? WRK_SECONDS * 25_000);
   const prefix = path.join(tmp, 'signed');
   for (let t = 0; t < 2; t++) {
     const out = [];

@@ -1,6 +1,8 @@
 // Issues agent sessions (POST /v1/agent/session) and gives every instance the same session keys: K is derived from the
 // KEK once (a KEK rotation ends every session; agents renew on 401 session_expired).
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { type SealedSessionKey, sealSessionKey } from '@hookwarden/hook-core';
 import { ApiError } from '../common/api-error';
 import { APP_CONFIG } from '../config/config.module';
@@ -22,6 +24,8 @@ export interface IssuedSession {
 @Injectable()
 export class AgentSessionService {
   private root: Buffer | null = null;
+  /** Session id → its HMAC key (a KeyObject: cheaper to use than raw bytes), one derivation per session. */
+  private readonly keys = new LRUCache<string, KeyObject>({ max: 100_000 });
 
   constructor(
     private readonly vault: KeyVault,
@@ -34,9 +38,14 @@ export class AgentSessionService {
     return this.root;
   }
 
-  // The HMAC key of a session id.
-  keyFor(sessionId: string): Buffer {
-    return sessionKey(this.rootKey(), sessionId);
+  // The HMAC key of a session id (cached per session).
+  keyFor(sessionId: string): KeyObject {
+    let key = this.keys.get(sessionId);
+    if (!key) {
+      key = createSecretKey(sessionKey(this.rootKey(), sessionId));
+      this.keys.set(sessionId, key);
+    }
+    return key;
   }
 
   // Issues a session for an endpoint whose key signed the request; the key sealed when an ephemeral key is given.
@@ -44,7 +53,7 @@ export class AgentSessionService {
     if (!identity.keyId) throw new ApiError('unauthorized', 'This endpoint has no key');
     const expiresAt = Math.floor(now / 1000) + this.config.AGENT_SESSION_TTL_SEC;
     const sessionId = newSessionId(identity.endpointId, identity.keyId, expiresAt);
-    const key = this.keyFor(sessionId);
+    const key = sessionKey(this.rootKey(), sessionId);
     const out: IssuedSession = { sessionId, expiresAt: new Date(expiresAt * 1000).toISOString() };
     if (ephemeralKey === undefined) out.sessionKey = key.toString('base64url');
     else {

@@ -46,6 +46,10 @@ const CREATED = /^\d{1,12}$/;
 const PARAM = /^(created|nonce|keyid|alg)=(?:"([^"\\]*)"|(\d{1,12}))$/;
 const SIGNATURE_VALUE = /^hw=:([A-Za-z0-9+/]{1,200}={0,2}):$/;
 const DIGEST_VALUE = /^sha-256=:([A-Za-z0-9+/]{43}=):$/;
+/** The exact form signRequest writes (the fast path; any other order goes through the general parser). Linear: every
+ *  class excludes the delimiter that ends it. */
+const CANONICAL =
+  /^hw=\("@method" "@path" "@query" "content-digest"\);created=(\d{1,12});nonce="([A-Za-z0-9_-]{16,64})";keyid="([A-Za-z0-9._:-]{1,256})";alg="(hmac-sha256|ed25519)"$/;
 
 // The Content-Digest header value of a body: `sha-256=:<base64>:`.
 export function contentDigest(body?: Uint8Array | string | null): string {
@@ -101,6 +105,22 @@ export function parseSignatureHeaders(
   if (typeof signature !== 'string') return bad('Signature must be present exactly once');
   if (input.length > MAX_SIGNATURE_HEADER_CHARS || signature.length > MAX_SIGNATURE_HEADER_CHARS) {
     return bad(`Signature headers are limited to ${MAX_SIGNATURE_HEADER_CHARS} characters`);
+  }
+  const fast = CANONICAL.exec(input);
+  if (fast) {
+    const sm = SIGNATURE_VALUE.exec(signature.trim());
+    if (!sm) return bad('Signature must be hw=:<base64>:');
+    return {
+      ok: true,
+      value: {
+        created: Number(fast[1]),
+        nonce: fast[2]!,
+        keyid: fast[3]!,
+        alg: fast[4] as SignatureAlg,
+        paramsText: input.slice(SIGNATURE_LABEL.length + 1),
+        signature: Buffer.from(sm[1]!, 'base64'),
+      },
+    };
   }
   const head = `${SIGNATURE_LABEL}=${COMPONENTS_TEXT};`;
   if (!input.startsWith(head)) {
@@ -177,7 +197,7 @@ export function signRequest(
 }
 
 // True when `parsed` is a valid signature of `base` under the HMAC key (constant-time compare).
-export function verifyHmacSignature(parsed: ParsedSignature, base: string, secret: Buffer): boolean {
+export function verifyHmacSignature(parsed: ParsedSignature, base: string, secret: Buffer | KeyObject): boolean {
   const expected = createHmac('sha256', secret).update(base, 'utf8').digest();
   return parsed.signature.length === expected.length && timingSafeEqual(parsed.signature, expected);
 }

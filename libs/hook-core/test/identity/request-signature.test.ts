@@ -100,6 +100,21 @@ describe('request signatures', () => {
     expect(Date.now() - t).toBeLessThan(1000);
   });
 
+  it('parses parameters in any order (the general path), with the same values as the canonical form', () => {
+    const h = signRequest({ method: 'GET', target: '/' }, key, 1_800_000_000_000, 'n'.repeat(16));
+    const canonical = parseSignatureHeaders(h['signature-input'], h.signature);
+    const reordered = parseSignatureHeaders(
+      `hw=("@method" "@path" "@query" "content-digest");alg="hmac-sha256";keyid="hs1.session";nonce="${'n'.repeat(16)}";created=1800000000`,
+      h.signature,
+    );
+    expect(canonical.ok && reordered.ok).toBe(true);
+    if (canonical.ok && reordered.ok) {
+      const { paramsText: _a, ...c } = canonical.value;
+      const { paramsText: _b, ...r } = reordered.value;
+      expect(r).toEqual(c);
+    }
+  });
+
   it('parses Content-Digest sha-256 only', () => {
     expect(parseContentDigest(contentDigest('x'))?.length).toBe(32);
     expect(parseContentDigest('sha-512=:abc:')).toBeNull();
