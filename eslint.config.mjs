@@ -2,6 +2,66 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { readFileSync } from 'node:fs';
+
+// --- Package boundaries -------------------------------------------------------------------------------------------
+// The rule, checked on the resolved file of every import (import-x/no-restricted-paths), in source and tests alike
+// (.ts, .tsx, .mts):
+//   1. Code of a workspace package (libs/X, apps/X: src/, test/, scripts) reaches another workspace package only
+//      through that package's entry points — the files its package.json `main`/`types`/`exports` name (and their
+//      src/ twins, which the tsconfig paths resolve to). Its own files it imports freely.
+//   2. A cross-package test under test/<area>/ may import the source of the package(s) its area tests (TEST_AREAS)
+//      and every other package through its entry points only: a CLI test never imports API source, it talks to the
+//      API over HTTP or through test/support.
+//   3. test/support/ (the harness that starts real APIs, workers and agents) and the package tests' use of it are
+//      not restricted; a new test/<area> must be added to TEST_AREAS (unlisted areas may import no package source).
+// The textual rule below (no-restricted-imports) additionally refuses import specifiers that spell another package's
+// path (`../../apps/…`, `@hookwarden/x/deep`) in package source.
+const WORKSPACES = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).workspaces;
+const TEST_AREAS = {
+  'test/api': ['apps/api'],
+  'test/sso': ['apps/api'],
+  'test/inventory': ['apps/api'],
+  // The audit pipeline and the sync contract run from the agent's spool/client to the API's ingest/bundle routes.
+  'test/audit': ['apps/api', 'apps/agent-sync'],
+  'test/sync': ['apps/api', 'apps/agent-sync'],
+  'test/agent': ['apps/agent-sync'],
+  'test/cli': ['apps/cli'],
+  'test/console': ['apps/console'],
+  'test/package': [],
+  'test/scripts': [],
+};
+
+// The entry files of a workspace package, relative to it: what package.json names, plus the src/ twin of a dist/ file.
+function entryFiles(dir) {
+  const pkg = JSON.parse(readFileSync(new URL(`./${dir}/package.json`, import.meta.url), 'utf8'));
+  const named = [pkg.main, pkg.types];
+  const walk = (v) => (typeof v === 'string' ? named.push(v) : v && Object.values(v).forEach(walk));
+  walk(pkg.exports);
+  const out = new Set(['./package.json']);
+  for (const f of named.filter((f) => typeof f === 'string' && !f.endsWith('package.json'))) {
+    const rel = `./${f.replace(/^\.\//, '')}`;
+    out.add(rel);
+    out.add(rel.replace(/\.js$/, '.d.ts'));
+    out.add(rel.replace(/^\.\/dist\//, './src/').replace(/(\.d)?\.ts$|\.js$/, '.ts'));
+  }
+  return [...out];
+}
+
+// Zones refusing, from `target`, every workspace package but `allowed` except through its entry points.
+function boundaryZones(target, allowed) {
+  return WORKSPACES.filter((w) => !allowed.includes(w)).map((from) => ({
+    target,
+    from: `./${from}`,
+    except: entryFiles(from),
+    message: `Import ${from} through its entry points (@hookwarden/…, its package.json exports), never its files (see eslint.config.mjs).`,
+  }));
+}
+
+const BOUNDARY_ZONES = [
+  ...WORKSPACES.flatMap((w) => boundaryZones(`./${w}/**/*`, [w])),
+  ...Object.entries(TEST_AREAS).flatMap(([area, allowed]) => boundaryZones(`./${area}/**/*`, allowed)),
+];
 
 export default tseslint.config(
   {
@@ -42,10 +102,11 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: BOUNDARY_ZONES }],
     },
   },
   {
-    files: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    files: ['libs/*/src/**/*.{ts,tsx,mts}', 'apps/*/src/**/*.{ts,tsx,mts}'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,7 +1,7 @@
 // Vitest global setup: names this run (HW_TEST_RUN_PREFIX, inherited by every test worker), makes sure the migrated
 // template database for this checkout's migrations exists, and says once when the shared corpus is absent. The
 // teardown removes this run's databases and Redis keys — and nothing of any other run.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -16,6 +16,12 @@ export default async function setup(): Promise<() => Promise<void>> {
   if (!RUN_PREFIX_PATTERN.test(RUN_PREFIX))
     throw new Error(
       `HW_TEST_RUN_PREFIX=${RUN_PREFIX}: use 3-40 lower-case letters, digits or _, starting with a letter`,
+    );
+  // The Windows suite (test/windows, under Wine): one line when it cannot run here (under CI=true its files fail).
+  if (process.env.CI !== 'true' && spawnSync('wine', ['--version'], { stdio: 'ignore' }).status !== 0)
+    console.log(
+      'wine not found: skipping test/windows (the agent and engine on Windows, under Wine) — ' +
+        'apt-get install -y --no-install-recommends wine wine64 to run it',
     );
   if (!HAS_SHARED) {
     const missing = SHARED_NEEDS.filter((p) => !existsSync(p)).join(', ');

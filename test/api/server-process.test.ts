@@ -82,16 +82,40 @@ describe('the API process', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ access_token: token, name: 'x' }),
       });
+      // Every spelling of a credential parameter name (array and index forms, percent-encoded, doubly encoded, case
+      // and separator variants, nested), and a credential under an innocent name or in the path.
+      const variants = [
+        `access_token[]=${enc}`,
+        `access_token[0]=${enc}`,
+        `access_token%5B%5D=${enc}`,
+        `ACCESS_TOKEN=${enc}`,
+        `Access-Token=${enc}`,
+        `accessToken=${enc}`,
+        `access%5Ftoken=${enc}`,
+        `%61ccess_token=${enc}`,
+        `access%255Ftoken=${enc}`,
+        `access_token[a][b]=${enc}`,
+        `filter[token]=${enc}`,
+        `q=${enc}`,
+        `q=${token!.replace('_', '%5F')}`,
+      ];
+      for (const v of variants) await fetch(`${server.baseUrl}/v1/groups?${v}`);
+      await fetch(`${server.baseUrl}/v1/groups/${enc}`);
       const ok = await fetch(`${server.baseUrl}/v1/groups`, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
       // Wait until the last request has been logged, then count.
       const deadline = Date.now() + 10_000;
-      while ((server.output().match(/"statusCode":/g) ?? []).length < 5 && Date.now() < deadline) {
+      while (
+        (server.output().match(/"statusCode":/g) ?? []).length < 5 + variants.length + 1 &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 100));
       }
       await server.stop();
       const logged = server.output();
       expect(logged.split(token!).length - 1).toBe(1); // only the one-time first-start box
+      const secretPart = token!.slice(4, 24);
+      expect(logged.split(secretPart).length - 1).toBe(1);
       expect(logged).toContain('[REDACTED]');
     } finally {
       await server.stop();

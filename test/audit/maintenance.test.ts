@@ -56,6 +56,12 @@ it('drops partitions older than the retention and audits each drop', async () =>
      VALUES ('2026-11-05T00:00:00Z', $1, 'Stop', '', 'ran', 1), ('2026-12-01T00:00:00Z', $1, 'Stop', '', 'ran', 4)`,
     [ep!.groupId],
   );
+  // And the per-endpoint counts (the rollout gate's) of both months.
+  await db.query(
+    `INSERT INTO hook_run_endpoint_counts (endpoint_id, group_id, policy_revision, hour, ran, failed)
+     VALUES ($1, $2, 1, '2026-11-05T00:00:00Z', 1, 0), ($1, $2, 1, '2026-12-01T00:00:00Z', 4, 1)`,
+    [ep!.id, ep!.groupId],
+  );
   const dropped = await service.applyRetention(new Date('2027-03-15T00:00:00Z')); // cutoff 2026-12-15
   expect(dropped).toEqual(['hook_runs_p202611']);
   expect(await partitions()).not.toContain('hook_runs_p202611');
@@ -65,6 +71,10 @@ it('drops partitions older than the retention and audits each drop', async () =>
     [ep!.groupId],
   );
   expect(left.rows).toEqual([{ hour: new Date('2026-12-01T00:00:00Z'), n: 4 }]);
+  const counts = await db.query('SELECT hour, ran::int AS ran FROM hook_run_endpoint_counts WHERE endpoint_id = $1', [
+    ep!.id,
+  ]);
+  expect(counts.rows).toEqual([{ hour: new Date('2026-12-01T00:00:00Z'), ran: 4 }]);
   const audit = await db.query<{ action: string; target_id: string; details: { rows: number; retentionDays: number } }>(
     `SELECT action, target_id, details FROM audit_log WHERE action = 'hook_runs.partition.drop'`,
   );

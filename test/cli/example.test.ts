@@ -73,6 +73,7 @@ describe('examples/gitops', () => {
       maxApplyFailureRate: 0.02,
       maxHookFailureRate: 0.1,
       minHookRuns: 50,
+      minReportingEndpoints: 3,
     });
 
     const out = path.join(tmp, 'exported');

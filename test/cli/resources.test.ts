@@ -5,13 +5,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canonicalJson, type RunRecord } from '@hookwarden/hook-core';
+import type { RunRecord } from '@hookwarden/hook-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
-import { parseUpload } from '../../apps/api/src/ingest/ingest.parse';
 import { startTestApi, type TestApi } from '../support/api';
-import { auditorToken, createEndpoints, runRecord, type TestEndpoint } from '../support/audit-factories';
+import { auditorToken, createEndpoints, ingestRecords, runRecord, type TestEndpoint } from '../support/audit-factories';
 import { CLI_BIN, runCli } from '../support/cli';
 import { call } from '../support/http';
 
@@ -68,13 +66,7 @@ beforeAll(async () => {
       toolName: null,
     }),
   );
-  await api.app.get(IngestRepository).ingestBatch({
-    endpointId: ep!.id,
-    groupId,
-    receivedAt: new Date().toISOString(),
-    droppedTotal: null,
-    rows: parseUpload({ kind: 'ndjson', text: records.map((r) => canonicalJson(r)).join('\n') }, records.length),
-  });
+  await ingestRecords(api, { id: ep!.id, groupId }, records);
 });
 afterAll(async () => {
   await api?.close();
@@ -131,6 +123,42 @@ describe('contexts', () => {
     const none = await runCli(['groups', 'list'], { XDG_CONFIG_HOME: path.join(tmp, 'empty') });
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('hookwarden login');
+  }, 120_000);
+
+  it('login into a config folder other users can write: tightened to 0700 when ours, refused when not', async () => {
+    const login = (xdg: string) =>
+      runCli(['login', '--url', api.baseUrl, '--token', api.adminToken, '--context', 'w'], { XDG_CONFIG_HOME: xdg });
+    for (const mode of [0o777, 0o770, 0o1777]) {
+      const xdg = path.join(tmp, `open-${mode.toString(8)}`);
+      const dir = path.join(xdg, 'hookwarden');
+      await fs.mkdir(dir, { recursive: true });
+      await fs.chmod(dir, mode);
+      const r = await login(xdg);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(
+        `was writable by other users (mode 0${(mode & 0o777).toString(8)}): tightened to 0700`,
+      );
+      expect((await fs.stat(dir)).mode & 0o7777).toBe(0o700);
+      expect((await fs.stat(path.join(dir, 'config.toml'))).mode & 0o777).toBe(0o600);
+      // Already private: nothing to say the second time.
+      const again = await login(xdg);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toBe('');
+    }
+    // A writable folder of another user cannot be made safe: refused, nothing written, the folder untouched.
+    if (process.getuid?.() !== 0) return; // only root can hand a folder to another user here
+    const xdg = path.join(tmp, 'foreign');
+    const dir = path.join(xdg, 'hookwarden');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.chmod(dir, 0o777);
+    await fs.chown(dir, 65534, 65534);
+    const r = await login(xdg);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is writable by other users (mode 0777) and is not yours (owner uid 65534)');
+    expect(r.stderr).not.toContain('    at ');
+    await expect(fs.stat(path.join(dir, 'config.toml'))).rejects.toThrow();
+    expect((await fs.readdir(dir)).length).toBe(0);
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o777);
   }, 120_000);
 });
 
@@ -304,6 +332,44 @@ describe('resource commands', () => {
     const w2 = await cli(['rollout', 'watch', staged.id, '-o', 'json']);
     expect(w2.code).toBe(1);
     expect(JSON.parse(w2.stdout)).toMatchObject({ end: 'aborted', rollout: { release: { id: staged.id } } });
+
+    // The endpoint-based hook gate's settings: set, shown by rollout show, refused out of range.
+    const gateFlags = ['--staged', '--rings', '10,100', '--interval', '1d', '--max-hook-failure-rate', '30%'];
+    const bad = await cli([
+      'releases',
+      'create',
+      'res-group',
+      '--version-id',
+      v2.id,
+      ...gateFlags,
+      '--min-reporting-endpoints',
+      '0',
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--min-reporting-endpoints: 0 is outside 1..1000000');
+    const gated = await cli([
+      'releases',
+      'create',
+      'res-group',
+      '--version-id',
+      v2.id,
+      ...gateFlags,
+      '--min-hook-runs',
+      '5',
+      '--min-reporting-endpoints',
+      '4',
+      '-o',
+      'json',
+    ]);
+    expect(gated.code, gated.stderr).toBe(0);
+    const created = JSON.parse(gated.stdout);
+    expect(created).toMatchObject({ minHookRuns: 5, minReportingEndpoints: 4, maxHookFailureRate: 0.3 });
+    const shown = await cli(['rollout', 'show', created.id]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(
+      'hook gate: mean of 0 reporting endpoint(s) (need 4, 5+ runs each) of 0 that applied it',
+    );
+    expect((await cli(['releases', 'abort', created.id])).code).toBe(0);
   }, 120_000);
 
   it('hook-runs export streams to a file (no progress when stderr is not a terminal)', async () => {

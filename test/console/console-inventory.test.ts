@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
 import { launchBrowser, type ProblemLog, type TestBrowser, watchProblems } from '../support/browser';
+import { createEndpoints } from '../support/audit-factories';
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
@@ -365,6 +366,20 @@ describe('console inventory and release impact preview', () => {
     await preview.getByText('No running user, project, session or plugin hook is suppressed.').waitFor();
     expect(await page.getByRole('checkbox').count()).toBe(0);
     await expect.poll(() => start.isEnabled()).toBe(true);
+
+    // An endpoint that never reported an inventory: the allow_managed_hooks_only version's impact there is shown
+    // as unknown (not none) and must be acknowledged.
+    await createEndpoints(api.db.url, 1, groupId);
+    await open(page, `/releases?group=${groupId}`, 'Releases');
+    await page.getByLabel('Version').selectOption({ label: `v${v2.number}` });
+    const unknown = preview.getByTestId('preview-impact-unknown');
+    await expect
+      .poll(() => unknown.innerText())
+      .toContain('On 1 endpoint without a recent inventory the impact is unknown, not none.');
+    expect(await preview.innerText()).toMatch(/2 endpoints in the group: 1 with a recent inventory, 1 unknown/);
+    await expect.poll(() => start.isDisabled()).toBe(true);
+    await page.getByLabel(/has an unknown impact on 1 endpoint without a recent inventory\.$/).check();
+    expect(await start.isEnabled()).toBe(true);
 
     expect(log.problems).toEqual([]);
     await page.close();

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_VERSION } from '@hookwarden/hook-core';
-import { AGENT_VERSION } from '../../apps/agent-sync/src/version';
+import { AGENT_VERSION } from '@hookwarden/agent-sync';
 import { runAgent } from '../support/agent';
 import { runCli } from '../support/cli';
 import { startTestApi, type TestApi } from '../support/api';

@@ -26,11 +26,15 @@ beforeAll(async () => {
   tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'hw-artifact-')));
   expect(path.relative(REPO, tmp).startsWith('..')).toBe(true);
   const out = path.join(tmp, 'out');
-  await run(process.execPath, [path.join(REPO, 'scripts/package-agent.mjs'), '--out', out, '--no-tar', '--quiet'], {
-    cwd: REPO,
-    timeout: 400_000,
-    maxBuffer: 16 << 20,
-  });
+  await run(
+    process.execPath,
+    [path.join(REPO, 'scripts/package-agent.mjs'), '--out', out, '--no-tar', '--no-windows', '--quiet'],
+    {
+      cwd: REPO,
+      timeout: 400_000,
+      maxBuffer: 16 << 20,
+    },
+  );
   const [name] = (await fs.readdir(out)).filter((n) => n.startsWith('hookwarden-agent-'));
   pkgDir = path.join(out, name!);
   prefix = path.join(tmp, 'prefix');

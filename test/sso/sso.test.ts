@@ -251,6 +251,34 @@ describe('sign-in through the identity provider', () => {
       expect(res.status, target).toBe(400);
     }
   });
+
+  it('normalises returnTo (dot segments, repeated slashes) and refuses one that climbs out', async () => {
+    for (const target of [
+      '/console/../..//evil.example',
+      '/console/..//evil.example',
+      '/console/%2e%2e/v1/me',
+      '/..',
+    ]) {
+      const res = await fetch(`${api.baseUrl}/v1/auth/oidc/login?returnTo=${encodeURIComponent(target)}`, {
+        redirect: 'manual',
+      });
+      expect(res.status, target).toBe(400);
+      expect(await res.text(), target).toContain('returnTo');
+    }
+    // What is stored (and later sent as the Location) is the normal form.
+    for (const [target, stored] of [
+      ['/console//inventory/./x/../y?tab=a//b', '/console/inventory/y?tab=a//b'],
+      ['/v1/./groups/..//me', '/v1/me'],
+    ] as const) {
+      const res = await fetch(`${api.baseUrl}/v1/auth/oidc/login?returnTo=${encodeURIComponent(target)}`, {
+        redirect: 'manual',
+      });
+      expect(res.status, target).toBe(302);
+      const state = new URL(res.headers.get('location')!).searchParams.get('state');
+      const row = await db.query('SELECT return_to FROM oidc_logins WHERE state = $1', [state]);
+      expect(row.rows[0]?.return_to, target).toBe(stored);
+    }
+  });
 });
 
 describe('sessions', () => {

@@ -4,6 +4,8 @@ import { canonicalJson, type HookEvent, type RunRecord, sha256Hex } from '@hookw
 import { PrismaClient } from '@prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { AGENT_TOKEN_PREFIX, hashSecret, newSecret } from '../../apps/api/src/auth/principal';
+import { IngestRepository } from '../../apps/api/src/ingest/ingest.repository';
+import { parseUpload } from '../../apps/api/src/ingest/ingest.parse';
 import { TokensService } from '../../apps/api/src/tokens/tokens.service';
 import type { TestApi } from './api';
 
@@ -52,6 +54,17 @@ export async function auditorToken(api: TestApi): Promise<string> {
     .get(TokensService)
     .create({ name: 'auditor', role: 'auditor' }, { actorId: null, actorName: 'test', role: 'admin' });
   return created.token;
+}
+
+// Stores run records of an endpoint as the worker's ingest does (rows, chain, hourly counts), without an agent.
+export async function ingestRecords(api: TestApi, ep: { id: string; groupId: string }, records: RunRecord[]) {
+  await api.app.get(IngestRepository).ingestBatch({
+    endpointId: ep.id,
+    groupId: ep.groupId,
+    receivedAt: new Date().toISOString(),
+    droppedTotal: null,
+    rows: parseUpload({ kind: 'ndjson', text: records.map((r) => canonicalJson(r)).join('\n') }, records.length),
+  });
 }
 
 /** Options for one generated run record. */

@@ -105,7 +105,7 @@ export function hookFiltersOf(query: URLSearchParams): Partial<Record<HookFilter
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-type Preview = Pick<Schemas['ReleasePreviewDto'], 'suppressed' | 'hooksTurnedOff'>;
+type Preview = Pick<Schemas['ReleasePreviewDto'], 'suppressed' | 'hooksTurnedOff' | 'impactUnknown' | 'endpoints'>;
 
 // What a release will suppress, in words: "3 hooks (2 user, 1 plugin) on 1 endpoint". '' when nothing.
 export function suppressedSummary(p: Preview): string {
@@ -115,13 +115,17 @@ export function suppressedSummary(p: Preview): string {
   return `${plural(s.total, 'hook')} (${parts.join(', ')}) on ${plural(s.endpoints, 'endpoint')}`;
 }
 
-// The acknowledgement an admin ticks before a release that needs one, naming what it will suppress and turn off.
+// The acknowledgement an admin ticks before a release that needs one, naming what it will suppress and turn off,
+// and where its impact is unknown.
 export function ackSentence(p: Preview): string {
   const what: string[] = [];
   const suppressed = suppressedSummary(p);
   if (suppressed) what.push(`suppresses ${suppressed}`);
   if (p.hooksTurnedOff.length > 0) {
     what.push(`turns hooks off on ${plural(p.hooksTurnedOff.length, 'endpoint')}`);
+  }
+  if (p.impactUnknown) {
+    what.push(`has an unknown impact on ${plural(p.endpoints.unknown, 'endpoint')} without a recent inventory`);
   }
   return `I have reviewed the impact: this release ${what.length ? what.join(' and ') : 'changes hooks'}.`;
 }

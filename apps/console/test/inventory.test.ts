@@ -6,9 +6,12 @@ import { ackSentence, hookFiltersOf, readChange, readInventory, suppressedSummar
 const preview = (
   s: Partial<Record<'user' | 'project' | 'plugin' | 'session' | 'total' | 'endpoints', number>>,
   off = 0,
+  unknown = 0,
 ) => ({
   suppressed: { user: 0, project: 0, plugin: 0, session: 0, total: 0, endpoints: 0, ...s },
   hooksTurnedOff: Array.from({ length: off }, (_, i) => ({ endpointId: `e${i}`, hostname: `h${i}` })),
+  impactUnknown: unknown > 0,
+  endpoints: { total: 3 + unknown, known: 3, unknown },
 });
 
 describe('readInventory', () => {
@@ -83,6 +86,10 @@ describe('suppressedSummary and ackSentence', () => {
     );
     expect(ackSentence(preview({}, 3))).toBe(
       'I have reviewed the impact: this release turns hooks off on 3 endpoints.',
+    );
+    // Unknown impact is named, not taken for none.
+    expect(ackSentence(preview({}, 0, 2))).toBe(
+      'I have reviewed the impact: this release has an unknown impact on 2 endpoints without a recent inventory.',
     );
   });
 });

@@ -83,6 +83,8 @@ export {
   REFERENCE_WARNING_CODES,
   loadHooksJsonText,
   loadConfigTomlText,
+  parseTomlLocated,
+  type TomlParseResult,
   type LoadedFile,
   type FeatureSetting,
   normalizeHooksTable,
@@ -97,6 +99,12 @@ export {
   HOOK_DROPPING_CODES,
   MAX_JSON_DEPTH,
   type LintKind,
+  LAYER_DIR_NAME,
+  LAYER_STATE_FILE,
+  LAYER_READERS_DIR,
+  managedLayerProblem,
+  holdManagedLayer,
+  type LayerGateState,
 } from './config';
 
 // --- Trust: canonical JSON, definition hash and key, persisted state ---

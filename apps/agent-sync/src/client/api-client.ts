@@ -1,6 +1,7 @@
 // Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After, and
 // bounded bodies (a size cap enforced while streaming and a deadline on slow bodies, whatever the server sends).
 import { parseErrorBody } from '@hookwarden/hook-core';
+import { transportFetch } from './transport';
 
 /** A non-2xx answer from the API (the error body's code and message when present). */
 export class ApiHttpError extends Error {
@@ -198,7 +199,7 @@ export class ApiClient {
       const headers = signer ? { ...base, ...(await signer.sign(method, this.target(path), body, signal)) } : base;
       let res: Response;
       try {
-        res = await fetch(this.baseUrl + path, { method, headers, body, signal });
+        res = await transportFetch(this.baseUrl + path, { method, headers, body, signal });
       } catch (err) {
         const reason =
           err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);

@@ -44,3 +44,23 @@ export async function symlinkAtomic(target: string, linkPath: string): Promise<v
 export function rand(): string {
   return randomBytes(6).toString('hex');
 }
+
+/** Error codes of a rename that Windows refuses while the target is open (a running hook holds its script). */
+const IN_USE = new Set(['EPERM', 'EBUSY', 'EACCES']);
+
+// Renames `tmp` over `target` (atomic per file), retrying with backoff while the target is in use (about 10 s in
+// all); the temp file is removed when it finally fails, and the target is never half-written.
+export async function replaceFileRetrying(tmp: string, target: string): Promise<void> {
+  for (let attempt = 0, delay = 25; ; attempt++, delay = Math.min(delay * 2, 1000)) {
+    try {
+      await fs.rename(tmp, target);
+      return;
+    } catch (err) {
+      if (attempt >= 14 || !IN_USE.has((err as NodeJS.ErrnoException).code ?? '')) {
+        await fs.rm(tmp, { force: true });
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}

@@ -1,4 +1,5 @@
-// A stable machine id: /etc/machine-id, /var/lib/dbus/machine-id, macOS IOPlatformUUID, else one generated and kept.
+// A stable machine id: /etc/machine-id, /var/lib/dbus/machine-id, macOS IOPlatformUUID, Windows MachineGuid, else one
+// generated and kept.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -30,6 +31,19 @@ export async function machineId(stateDir: string, root = '/'): Promise<string> {
       const { stdout } = await run('ioreg', ['-rd1', '-c', 'IOPlatformExpertDevice']);
       const m = /"IOPlatformUUID"\s*=\s*"([^"]+)"/.exec(stdout);
       if (m) return m[1]!;
+    } catch {
+      // fall through
+    }
+  }
+  if (process.platform === 'win32' && root === '/') {
+    try {
+      const reg = path.join(process.env.SystemRoot ?? 'C:\\Windows', 'System32', 'reg.exe');
+      const { stdout } = await run(reg, ['query', 'HKLM\\SOFTWARE\\Microsoft\\Cryptography', '/v', 'MachineGuid'], {
+        timeout: 10_000,
+        windowsHide: true,
+      });
+      const m = /MachineGuid\s+REG_SZ\s+([0-9A-Fa-f-]{32,40})/.exec(stdout);
+      if (m) return m[1]!.toLowerCase();
     } catch {
       // fall through
     }

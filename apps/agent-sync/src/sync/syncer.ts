@@ -15,7 +15,7 @@ import {
 import { BundleRejected, digestOf, type VerifiedBundle, verifyBundle } from '../bundle/verify';
 import type { LayerMeta } from '../materialize/layer';
 import { clearThrottle, log, logThrottled, truncate } from '../log';
-import { Layer } from '../materialize/layer';
+import { Layer, LayerBusy } from '../materialize/layer';
 import { type AgentState, readAgentState, readLastGood, writeAgentState, writeLastGood } from '../state/agent-state';
 import { type Credentials, readCredentials, writeCredentials } from '../state/credentials';
 import { AGENT_VERSION } from '../version';
@@ -339,7 +339,9 @@ export class Syncer {
         const manifestText = (raw as { manifest?: unknown } | null)?.manifest;
         // A refused bundle is not fetched again (its digest becomes If-None-Match) — except another group's: after a
         // move whose assignment could not be fetched yet, the same bundle must be tried again (paced by the backoff).
-        if (typeof manifestText === 'string' && !(err instanceof ForeignBundle)) this.etag = digestOf(manifestText);
+        // Nor is one whose switch was only postponed (managed hooks running, a file in use on Windows).
+        if (typeof manifestText === 'string' && !(err instanceof ForeignBundle) && !(err instanceof LayerBusy))
+          this.etag = digestOf(manifestText);
         const repeated = this.state.lastState === 'failed' && this.state.lastError === message;
         this.state.lastState = 'failed';
         this.state.lastError = message;

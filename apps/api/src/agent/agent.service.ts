@@ -13,12 +13,13 @@ export class AgentService {
     private readonly metrics: MetricsService,
   ) {}
 
-  // Stores the report, then runs the gate of the group's rolling release if the report concerns it.
+  // Stores the report, records the revisions it shows served and applied, then runs the gate of the group's rolling
+  // release if the report concerns it.
   async status(endpointId: string, groupId: string, s: StatusInput): Promise<{ accepted: true; serverTime: string }> {
     const now = new Date();
     await this.repo.recordStatus(endpointId, groupId, s, now);
     if (s.state === 'failed') this.metrics.applyFailures.inc();
-    await this.releases.checkGateAfterReport(groupId, s.targetRevision);
+    await this.releases.afterReport(endpointId, groupId, s);
     return { accepted: true, serverTime: now.toISOString() };
   }
 }

@@ -151,6 +151,8 @@ export function openApiSchema(schema: z.ZodType): Json {
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
+/** Methods whose requests may carry a body (parsed, so refusable, whether the operation reads it or not). */
+const BODY_METHODS: ReadonlySet<string> = new Set(['put', 'post', 'patch']);
 
 // Finishes the generated document (see the file comment). `tags` names and describes every tag operations use.
 export function finishOpenApiDocument(doc: OpenAPIObject, tags: Record<string, string>): OpenAPIObject {
@@ -186,7 +188,10 @@ export function finishOpenApiDocument(doc: OpenAPIObject, tags: Record<string, s
         r.content ??= { 'application/json': { schema: ERROR_REF } };
       };
       const params = (op.parameters ?? []) as Json[];
-      if (params.length > 0 || op.requestBody) add(400);
+      // A body that is not JSON is refused with 400, and one over the body limit with 413, by every operation that
+      // can carry one, body declared or not.
+      if (params.length > 0 || op.requestBody || BODY_METHODS.has(method)) add(400);
+      if (BODY_METHODS.has(method)) add(413);
       for (const p of params) if (p.schema) p.schema = tidy(p.schema);
       const secured =
         Array.isArray(op.security) &&

@@ -66,6 +66,12 @@ export const HOOK_RUN_COLUMNS = {
   record: { pg: 'jsonb', nullable: false, from: 'record' },
 } as const satisfies Record<string, ColumnSpec>;
 
+/** The key of a record (hook_runs' primary key, the partition key last): a record is one endpoint's, so another
+ *  endpoint re-using its id never pre-empts it; the id leads, so a look-up by id alone uses the key. */
+export const HOOK_RUN_KEY = ['id', 'endpointId', 'startedAt'] as const satisfies ReadonlyArray<
+  keyof typeof HOOK_RUN_COLUMNS
+>;
+
 type Columns = typeof HOOK_RUN_COLUMNS;
 export type ColumnName = keyof Columns;
 type Value<C extends ColumnSpec, T> = C['nullable'] extends true ? T | null : T;

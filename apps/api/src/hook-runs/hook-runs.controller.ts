@@ -9,6 +9,7 @@ import {
   FindingPageDto,
   FindingsQueryDto,
   HookRunDto,
+  HookRunGetQueryDto,
   HookRunIdParamDto,
   HookRunPageDto,
   ListHookRunsQueryDto,
@@ -89,12 +90,18 @@ export class HookRunsController {
   }
 
   @ReadRoles()
-  @ApiDoc({ summary: 'One hook run', description: "The run's columns and the full record as uploaded.", errors: [404] })
+  @ApiDoc({
+    summary: 'One hook run',
+    description:
+      "The run's columns and the full record as uploaded. Records are keyed by endpoint and id: when runs of several " +
+      'endpoints carry the id, pass `endpointId` (409 names them otherwise).',
+    errors: [404, 409],
+  })
   @Get('hook-runs/:id')
   @ApiOkResponse({ type: HookRunDto })
-  @ApiNotFoundResponse({ description: 'No run with this id.' })
-  get(@Param() params: HookRunIdParamDto): Promise<HookRunDto> {
-    return this.runs.get(params.id);
+  @ApiNotFoundResponse({ description: 'No run with this id (of this endpoint).' })
+  get(@Param() params: HookRunIdParamDto, @Query() q: HookRunGetQueryDto): Promise<HookRunDto> {
+    return this.runs.get(params.id, q.endpointId);
   }
 
   @ReadRoles()

@@ -85,7 +85,9 @@ export class TopDto extends createZodDto(topSchema) {}
 export const findingsQuerySchema = z.object({
   endpointId: uuidParam().optional(),
   groupId: uuidParam().optional(),
-  kind: z.enum(['missing_range', 'broken_link', 'dropped', 'quarantined', DUPLICATE_MACHINE_ID]).optional(),
+  kind: z
+    .enum(['missing_range', 'broken_link', 'dropped', 'quarantined', 'unserved_revision', DUPLICATE_MACHINE_ID])
+    .optional(),
   includeResolved: boolParam().default(false),
   limit: limitParam(),
   cursor: cursorParam(),
@@ -109,3 +111,10 @@ export type Finding = z.infer<typeof findingSchema>;
 
 export const hookRunIdParamSchema = z.object({ id: uuidParam() });
 export class HookRunIdParamDto extends createZodDto(hookRunIdParamSchema) {}
+
+export const hookRunGetQuerySchema = z.object({
+  endpointId: uuidParam()
+    .optional()
+    .describe('The endpoint that uploaded the run (a record is keyed by endpoint and id; needed when ids collide)'),
+});
+export class HookRunGetQueryDto extends createZodDto(hookRunGetQuerySchema) {}

@@ -35,13 +35,14 @@ export class HookRunsRepository {
     return (await this.pools.read.query<HookRunRow>(q.text, q.values)).rows;
   }
 
-  // One record by id (any partition).
-  async byId(id: string): Promise<HookRunRow | null> {
+  // The records with this id (any partition; of one endpoint when given): one, or a few when endpoints collide.
+  async byId(id: string, endpointId?: string): Promise<HookRunRow[]> {
     const res = await this.pools.read.query<HookRunRow>(
-      `SELECT ${RUN_COLUMNS} FROM hook_runs WHERE id = $1::uuid LIMIT 1`,
-      [id],
+      `SELECT ${RUN_COLUMNS} FROM hook_runs WHERE id = $1::uuid AND ($2::uuid IS NULL OR endpoint_id = $2::uuid)
+        ORDER BY started_at, endpoint_id LIMIT 10`,
+      [id, endpointId ?? null],
     );
-    return res.rows[0] ?? null;
+    return res.rows;
   }
 
   // Streams the filtered rows straight from PostgreSQL (COPY TO STDOUT): constant memory, backpressure end to end.

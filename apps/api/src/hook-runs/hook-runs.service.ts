@@ -31,7 +31,9 @@ export class HookRunsService {
     const page = rows.slice(0, q.limit);
     const lastRow = page[page.length - 1];
     const nextCursor =
-      more && lastRow ? encodeCursor('hook-runs', { t: lastRow.startedAt.toISOString(), i: lastRow.id }) : null;
+      more && lastRow
+        ? encodeCursor('hook-runs', { t: lastRow.startedAt.toISOString(), i: lastRow.id, e: lastRow.endpointId })
+        : null;
     const tail = `],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
     if (page.length <= STREAM_ABOVE) return `{"items":[${serializeItems(page, 0, page.length)}${tail}`;
     return Readable.from(
@@ -46,10 +48,20 @@ export class HookRunsService {
     );
   }
 
-  // One run, 404 when unknown.
-  async get(id: string): Promise<HookRunDto> {
-    const row = await this.repository.byId(id);
-    if (!row) throw new ApiError('not_found', `Hook run ${id} not found`);
+  // One run (of one endpoint when given), 404 when unknown, 409 when runs of several endpoints carry the id.
+  async get(id: string, endpointId?: string): Promise<HookRunDto> {
+    const rows = await this.repository.byId(id, endpointId);
+    const row = rows[0];
+    if (!row)
+      throw new ApiError('not_found', `Hook run ${id} not found${endpointId ? ` for endpoint ${endpointId}` : ''}`);
+    if (rows.length > 1) {
+      const endpoints = [...new Set(rows.map((r) => r.endpointId))];
+      throw new ApiError(
+        'conflict',
+        `Runs of ${endpoints.length} endpoints carry id ${id} (${endpoints.join(', ')}): pass endpointId to pick one`,
+        endpoints.map((e) => ({ path: '$.endpointId', message: `endpoint ${e} has a run with this id` })),
+      );
+    }
     const flat = toFlat(row);
     return { ...flat, record: JSON.parse(flat.record) as Record<string, unknown> };
   }

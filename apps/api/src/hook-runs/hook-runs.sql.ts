@@ -71,18 +71,20 @@ export function whereSql(conditions: string[]): string {
   return conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
 }
 
-/** A position in the (started_at desc, id desc) order. */
+/** A position in the (started_at desc, id desc[, endpoint_id desc]) order. */
 export interface Keyset {
   t: string;
   i: string;
+  /** Hook runs: the endpoint (records of two endpoints may share a time and id; the key includes the endpoint). */
+  e?: string;
 }
 
 /** The shape of a hook-run or finding cursor position. */
-const keysetShape = z.object({ t: isoTime(), i: z.guid() }).strict();
+const keysetShape = z.object({ t: isoTime(), i: z.guid(), e: z.guid().optional() }).strict();
 
 // Encodes a keyset position of `list` as a signed opaque cursor (the API's one cursor codec).
 export function encodeCursor(list: 'hook-runs' | 'findings', k: Keyset): string {
-  return signCursor(list, { t: k.t, i: k.i });
+  return signCursor(list, k.e ? { t: k.t, i: k.i, e: k.e } : { t: k.t, i: k.i });
 }
 
 // Decodes a cursor this server issued for `list`; null for none; 400 naming `cursor` otherwise.
@@ -150,9 +152,17 @@ export function pageQuery(
 ): { text: string; values: unknown[] } {
   const p = new SqlParams();
   const w = whereOf(filters, p);
-  if (after) w.push(`(started_at, id) < (${p.bind(after.t, 'timestamptz')}, ${p.bind(after.i, 'uuid')})`);
+  // The endpoint breaks ties (a cursor issued before it was part of the key carries none).
+  if (after?.e) {
+    w.push(
+      `(started_at, id, endpoint_id) < (${p.bind(after.t, 'timestamptz')}, ${p.bind(after.i, 'uuid')}, ` +
+        `${p.bind(after.e, 'uuid')})`,
+    );
+  } else if (after) w.push(`(started_at, id) < (${p.bind(after.t, 'timestamptz')}, ${p.bind(after.i, 'uuid')})`);
   return {
-    text: `SELECT ${RUN_COLUMNS} FROM hook_runs ${whereSql(w)} ORDER BY started_at DESC, id DESC LIMIT ${limit + 1}`,
+    text:
+      `SELECT ${RUN_COLUMNS} FROM hook_runs ${whereSql(w)} ` +
+      `ORDER BY started_at DESC, id DESC, endpoint_id DESC LIMIT ${limit + 1}`,
     values: p.values,
   };
 }

@@ -13,6 +13,7 @@ import {
   COLUMN_NAMES,
   type ColumnName,
   HOOK_RUN_COLUMNS,
+  HOOK_RUN_KEY,
   type RecordColumnName,
   sqlName,
 } from '../database/hook-run-columns';
@@ -20,6 +21,7 @@ import { ensurePartition, monthStart } from '../database/partitions';
 import { ApiError } from '../common/api-error';
 import type { IngestJobData } from './ingest.job';
 import { decodeRows, type IngestRow, parseUpload, type UploadBody } from './ingest.parse';
+import { endpointCounts, releaseRevisionOf, unservedClaims } from './evidence';
 
 /** Rows fetched per step while walking a chain forward. */
 const WALK_STEP = 2000;
@@ -59,11 +61,12 @@ const COLUMNS: Array<[string, string, Getter]> = COLUMN_NAMES.map((k) => {
 });
 const JSONB = new Set(COLUMN_NAMES.filter((k) => HOOK_RUN_COLUMNS[k].pg === 'jsonb').map(sqlName));
 
-// The batch's rows with duplicates skipped (the fallback when COPY meets a stored record); returns the inserted ids.
+// The batch's rows with this endpoint's stored records skipped (the fallback when COPY meets one); returns the
+// inserted ids. The key includes the endpoint: another endpoint's record with the same id never pre-empts a row.
 const INSERT_SQL = `INSERT INTO hook_runs (${COLUMNS.map(([n]) => n).join(', ')})
   SELECT ${COLUMNS.map(([n]) => (JSONB.has(n) ? `u.${n}::jsonb` : `u.${n}`)).join(', ')}
   FROM unnest(${COLUMNS.map(([, t], i) => `$${i + 1}::${t}[]`).join(', ')}) AS u(${COLUMNS.map(([n]) => n).join(', ')})
-  ON CONFLICT DO NOTHING
+  ON CONFLICT (${HOOK_RUN_KEY.map(sqlName).join(', ')}) DO NOTHING
   RETURNING id`;
 
 // COPY of a batch straight into hook_runs (PostgreSQL inserts its rows in bulk, about half the work of INSERT … SELECT
@@ -75,6 +78,22 @@ const COUNTS_SQL = `INSERT INTO hook_run_hourly (hour, group_id, event, decision
   SELECT u.hour, $1::uuid, u.event, u.decision, u.status, u.rev, u.n
   FROM unnest($2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int8[])
     AS u(hour, event, decision, status, rev, n)`;
+
+// Adds the inserted rows' per-endpoint counts (the rollout gate's input; one writer per endpoint: the chain lock).
+const ENDPOINT_COUNTS_SQL = `INSERT INTO hook_run_endpoint_counts (endpoint_id, group_id, policy_revision, hour, ran, failed)
+  SELECT $1::uuid, $2::uuid, u.rev, u.hour, u.ran, u.failed
+  FROM unnest($3::int4[], $4::timestamptz[], $5::int8[], $6::int8[]) AS u(rev, hour, ran, failed)
+  ON CONFLICT (endpoint_id, group_id, policy_revision, hour)
+  DO UPDATE SET ran = hook_run_endpoint_counts.ran + EXCLUDED.ran, failed = hook_run_endpoint_counts.failed + EXCLUDED.failed`;
+
+// Adds records to the endpoint's open `unserved_revision` finding of a revision; no row when there is none yet.
+const UNSERVED_UPDATE_SQL = `UPDATE hook_run_findings SET
+    from_seq = LEAST(from_seq, $4::int8), to_seq = GREATEST(to_seq, $5::int8),
+    details = details || jsonb_build_object('count', (details->>'count')::int8 + $3::int8, 'lastSeenAt', now())
+  WHERE id = (SELECT id FROM hook_run_findings WHERE endpoint_id = $1::uuid AND kind = 'unserved_revision'
+                AND resolved_at IS NULL AND details->>'revision' IS NOT DISTINCT FROM $2::text
+              ORDER BY detected_at DESC LIMIT 1)
+  RETURNING id`;
 
 // Keeps a record PostgreSQL refused on its own (byte for byte, with the error); null when it was already kept.
 const QUARANTINE_SQL = `INSERT INTO hook_run_quarantine
@@ -296,9 +315,10 @@ export class IngestRepository {
       job.endpointId,
     ]);
     const chain = chainRes.rows[0]!;
-    const written = job.rows.length > 0 ? await this.insertRows(client, job) : { seqs: [], stored: 0, quarantined: 0 };
+    const written =
+      job.rows.length > 0 ? await this.insertRows(client, job) : { seqs: [], stored: 0, quarantined: 0, flagged: 0 };
     const inserted = written.seqs;
-    let findings = written.quarantined;
+    let findings = written.quarantined + written.flagged;
     const late = inserted.filter((s) => s < chain.next_seq);
     if (late.length > 0) await this.resolveFilledGaps(client, job.endpointId, Math.min(...late), Math.max(...late));
     // The spool's lifetime drop count (informational: each drop is recorded from the record carrying its gap).
@@ -343,7 +363,7 @@ export class IngestRepository {
   private async insertRows(
     client: pg.PoolClient,
     job: IngestJobData,
-  ): Promise<{ seqs: number[]; stored: number; quarantined: number }> {
+  ): Promise<{ seqs: number[]; stored: number; quarantined: number; flagged: number }> {
     let rows: IngestRow[] | null = null;
     await client.query('SAVEPOINT hw_copy');
     try {
@@ -383,8 +403,68 @@ export class IngestRepository {
         }
       }
     }
-    if (rows.length > 0) await client.query(COUNTS_SQL, [job.groupId, ...hourlyCounts(rows)]);
-    return { seqs: [...rows.map((r) => r.c.seq), ...kept], stored: rows.length, quarantined };
+    let flagged = 0;
+    if (rows.length > 0) {
+      await client.query(COUNTS_SQL, [job.groupId, ...hourlyCounts(rows)]);
+      flagged = await this.checkClaims(client, job, rows);
+    }
+    return { seqs: [...rows.map((r) => r.c.seq), ...kept], stored: rows.length, quarantined, flagged };
+  }
+
+  // Adds the stored rows' per-endpoint counts for the revisions the endpoint was served (the rollout gate's input),
+  // and flags the group's released revisions they claim that it was never served (`unserved_revision`: one open
+  // finding per endpoint and revision, its count growing; those rows never enter the counts); returns findings created.
+  private async checkClaims(client: pg.PoolClient, job: IngestJobData, rows: IngestRow[]): Promise<number> {
+    if (!rows.some((r) => r.c.policyRevision !== null)) return 0;
+    const res = await client.query<{ revision: number }>(
+      'SELECT DISTINCT revision FROM endpoint_revisions WHERE endpoint_id = $1',
+      [job.endpointId],
+    );
+    const served = new Set(res.rows.map((r) => r.revision));
+    const counts = endpointCounts(rows).filter((c) => served.has(c.revision));
+    if (counts.length > 0) {
+      await client.query(ENDPOINT_COUNTS_SQL, [
+        job.endpointId,
+        job.groupId,
+        counts.map((c) => c.revision),
+        counts.map((c) => c.hour),
+        counts.map((c) => c.ran),
+        counts.map((c) => c.failed),
+      ]);
+    }
+    // Only revisions the group released are flagged (any other claim names no release, so no gate can read it).
+    const claimed = new Set(rows.map((r) => releaseRevisionOf(r.c.policyRevision)));
+    const unserved = [...claimed].filter((r): r is number => r !== null && !served.has(r));
+    if (unserved.length === 0) return 0;
+    const released = await client.query<{ revision: number }>(
+      'SELECT revision FROM releases WHERE group_id = $1 AND revision = ANY($2::int4[])',
+      [job.groupId, unserved],
+    );
+    if (released.rowCount === 0) return 0;
+    const flaggable = new Set(released.rows.map((r) => r.revision));
+    const claims = unservedClaims(
+      rows.filter((r) => flaggable.has(releaseRevisionOf(r.c.policyRevision) ?? 0)),
+      served,
+    );
+    let created = 0;
+    for (const claim of claims) {
+      const updated = await client.query(UNSERVED_UPDATE_SQL, [
+        job.endpointId,
+        claim.revision,
+        claim.count,
+        claim.fromSeq,
+        claim.toSeq,
+      ]);
+      if (updated.rowCount) continue;
+      await this.addFinding(client, job.endpointId, job.groupId, 'unserved_revision', claim.fromSeq, claim.toSeq, {
+        revision: claim.revision,
+        count: claim.count,
+        ...(claim.revisions > 1 ? { otherRevisions: claim.revisions } : {}),
+        reason: 'records claim a policy revision this endpoint was never served; they never count for a rollout gate',
+      });
+      created++;
+    }
+    return created;
   }
 
   // INSERT … ON CONFLICT DO NOTHING of some rows; returns the rows actually inserted.

@@ -139,6 +139,12 @@ export const releasePreviewSchema = z.object({
     })
     .describe('Version skew (not part of the digest)'),
   digest: z.string().describe('Name this digest to acknowledge the preview when starting the release'),
+  impactUnknown: z
+    .boolean()
+    .describe(
+      'The version can suppress hooks or turn them off and some endpoints have no current inventory: their impact ' +
+        'is unknown (not zero), and the release needs the acknowledgement',
+    ),
   requiresAck: z.boolean().describe('Whether starting this release needs the acknowledgement'),
 });
 export class ReleasePreviewDto extends createZodDto(releasePreviewSchema) {}

@@ -17,6 +17,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
+import { type AckDecision, ackDecision, type AckInput, ackRequiredMessage } from './preview-ack';
 
 const offsetKey = z.object({ o: z.number().int().min(0).max(10_000_000) }).strict();
 
@@ -138,9 +139,8 @@ export class InventoryService {
       staleAfterMs: this.config.INVENTORY_STALE_AFTER_SEC * 1000,
       files: version.files,
     });
-    const requiresAck =
-      preview.suppressed.total > this.config.RELEASE_PREVIEW_ACK_THRESHOLD || preview.hooksTurnedOff.length > 0;
-    return { groupId, policyVersionId, ...preview, requiresAck };
+    const decision = ackDecision(preview, releaseCanSuppress(policy), this.config.RELEASE_PREVIEW_ACK_THRESHOLD);
+    return { groupId, policyVersionId, ...preview, ...decision };
   }
 
   // Refuses a release whose preview needs an acknowledgement it was not given (428, naming the digest to send).
@@ -148,23 +148,12 @@ export class InventoryService {
   async requireAck(groupId: string, policyVersionId: string, ack: string | undefined): Promise<void> {
     const version = await this.repo.version(groupId, policyVersionId);
     if (version && !releaseCanSuppress(PolicyDocumentSchema.parse(version.policy))) return;
-    const preview = (await this.preview(groupId, policyVersionId)) as {
-      requiresAck: boolean;
-      digest: string;
-      suppressed: { total: number; endpoints: number };
-      hooksTurnedOff: unknown[];
-    };
+    const preview = (await this.preview(groupId, policyVersionId)) as AckInput &
+      AckDecision & { digest: string; requiresAck: boolean };
     if (!preview.requiresAck || ack === preview.digest) return;
-    throw new ApiError(
-      'precondition_required',
-      `This release suppresses ${plural(preview.suppressed.total, 'hook')} on ` +
-        plural(preview.suppressed.endpoints, 'endpoint') +
-        (preview.hooksTurnedOff.length > 0
-          ? ` and turns hooks off on ${plural(preview.hooksTurnedOff.length, 'endpoint')}`
-          : '') +
-        `: review GET /v1/groups/${groupId}/release-preview?policyVersionId=${policyVersionId} and pass previewAck "${preview.digest}"`,
-      [{ field: 'previewAck', path: '$.previewAck', message: `acknowledge preview ${preview.digest}` }],
-    );
+    throw new ApiError('precondition_required', ackRequiredMessage(preview, preview, groupId, policyVersionId), [
+      { field: 'previewAck', path: '$.previewAck', message: `acknowledge preview ${preview.digest}` },
+    ]);
   }
 
   // Known-bad hashes and managed hooks missing where the layer is reported applied.
@@ -234,8 +223,3 @@ function managedCounts(policy: z.infer<typeof PolicyDocumentSchema>): Map<string
 }
 
 export type { InventoryDocument };
-
-// "1 hook", "3 hooks".
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}

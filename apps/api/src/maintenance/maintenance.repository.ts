@@ -1,5 +1,5 @@
-// Partition DDL for hook_runs: create months ahead, drop months past retention (each drop audited, its hourly
-// counts removed with it); compaction of the hourly rollup.
+// Partition DDL for hook_runs: create months ahead, drop months past retention (each drop audited, its hourly and
+// per-endpoint counts removed with it); compaction of the hourly rollup.
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../prisma/prisma.service';
 import { appendAudit } from '../audit-log/audit-log.writer';
@@ -35,6 +35,7 @@ export class MaintenanceRepository {
         const rows = await tx.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT count(*) AS n FROM "${name}"`);
         await tx.$executeRawUnsafe(`DROP TABLE IF EXISTS "${name}"`);
         await tx.$executeRaw`DELETE FROM hook_run_hourly WHERE hour >= ${start} AND hour < ${end}`;
+        await tx.$executeRaw`DELETE FROM hook_run_endpoint_counts WHERE hour >= ${start} AND hour < ${end}`;
         await appendAudit(tx, SYSTEM_ACTOR, {
           action: 'hook_runs.partition.drop',
           targetType: 'hook_runs_partition',

@@ -90,7 +90,7 @@ export class MetricsCollector {
       ),
       family(
         'hookwarden_findings_open',
-        'Unresolved findings by kind (missing_range, broken_link, dropped, duplicate_machine_id)',
+        'Unresolved findings by kind (missing_range, broken_link, dropped, quarantined, unserved_revision, duplicate_machine_id)',
         'gauge',
         findings.map((f) => ({ labels: { kind: f.kind }, value: f.count })),
       ),

@@ -28,8 +28,8 @@ export const createReleaseSchema = z
       .max(1)
       .optional()
       .describe(
-        'Auto-pause above this ratio of hook runs that failed or timed out among those that ran under the new ' +
-          'revision (skipped runs do not count). Unset: no hook gate',
+        "Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs " +
+          'over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate',
       ),
     minHookRuns: z
       .number()
@@ -37,7 +37,20 @@ export const createReleaseSchema = z
       .min(1)
       .max(1_000_000)
       .optional()
-      .describe('Hook runs needed on the new revision before maxHookFailureRate can pause the rollout (default 20)'),
+      .describe(
+        'Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate ' +
+          'counts for the gate, as one reporting endpoint (default 20)',
+      ),
+    minReportingEndpoints: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        'Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint ' +
+          'cannot pause a ring',
+      ),
     previewAck: z
       .string()
       .regex(/^sha256:[0-9a-f]{64}$/)
@@ -74,6 +87,7 @@ export const releaseViewSchema = z.object({
   maxApplyFailureRate: z.number(),
   maxHookFailureRate: z.number().nullable(),
   minHookRuns: z.number().int(),
+  minReportingEndpoints: z.number().int(),
   previousReleaseId: z.uuid().nullable(),
   digest: z.string().describe('Bundle digest (the ETag agents see)'),
   keyId: z.string(),
@@ -124,9 +138,41 @@ export const rolloutSchema = z.object({
     hookFailureRate: z
       .number()
       .nullable()
-      .describe('Failed or timed-out share of the hook runs that ran under the revision (null: none yet)'),
-    endpointsOnRevision: z.number().int(),
-    hookRunsOnRevision: z.number().int().describe('Hook runs that ran under the revision'),
+      .describe("Mean of the reporting endpoints' own failure rates (see hookFormula; null: none reports yet)"),
+    endpointsOnRevision: z
+      .number()
+      .int()
+      .describe("Endpoints offered the revision whose last status report is about it (the apply gate's population)"),
+    hookRunsOnRevision: z
+      .number()
+      .int()
+      .describe('Hook runs that ran under the revision on the endpoints that applied it (what the gate reads)'),
+    hookRunsNotCounted: z
+      .number()
+      .int()
+      .describe(
+        'Runs stored under the revision that the gate does not count: from endpoints that never applied it ' +
+          '(flagged as unserved_revision findings), revoked or moved out of the group',
+      ),
+    hookFormula: z.string().describe('The hook failure rule, exactly'),
+    maxHookFailureRate: z.number().nullable(),
+    minHookRuns: z.number().int(),
+    minReportingEndpoints: z.number().int(),
+    appliedEndpoints: z.number().int().describe("Endpoints that applied the revision (the gate's population)"),
+    reportingEndpoints: z.number().int().describe('Of those, the ones with at least minHookRuns runs'),
+    hookEndpoints: z
+      .array(
+        z.object({
+          endpointId: z.uuid(),
+          hostname: z.string(),
+          ran: z.number().int().describe('Runs that ran under the revision (skipped excluded)'),
+          failed: z.number().int().describe('Of those, failed or timed out'),
+          failureRate: z.number().nullable().describe('failed / ran (null: no run yet)'),
+          reporting: z.boolean().describe('ran >= minHookRuns: its rate counts, weighing once'),
+        }),
+      )
+      .describe('The endpoints that applied the revision, worst failure rate first (at most 100)'),
+    hookReason: z.string().nullable().describe('Why the hook rule closes the gate now, or null'),
   }),
 });
 export class RolloutDto extends createZodDto(rolloutSchema) {}

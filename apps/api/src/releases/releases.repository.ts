@@ -4,6 +4,8 @@ import { Prisma, type Release } from '@prisma/client';
 import type { SignedBundle } from '@hookwarden/hook-core';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
+import type { EndpointRuns } from './hook-gate';
+import type { ServedRevision } from './rollout';
 
 /** A bundle the API signs: hook-core's signed bundle with its digest. */
 export type IssuedBundle = Required<Pick<SignedBundle, 'manifest' | 'signature' | 'keyId' | 'digest'>>;
@@ -23,6 +25,7 @@ export interface NewRelease {
   maxApplyFailureRate: number;
   maxHookFailureRate: number | null;
   minHookRuns: number;
+  minReportingEndpoints: number;
   createdBy: string | null;
 }
 
@@ -108,6 +111,7 @@ export class ReleasesRepository {
         maxApplyFailureRate: input.maxApplyFailureRate,
         maxHookFailureRate: input.maxHookFailureRate,
         minHookRuns: input.minHookRuns,
+        minReportingEndpoints: input.minReportingEndpoints,
         previousReleaseId: previous?.id ?? null,
         manifest: signed.manifest,
         signature: signed.signature,
@@ -235,6 +239,7 @@ export class ReleasesRepository {
             maxApplyFailureRate: input.maxApplyFailureRate,
             maxHookFailureRate: input.maxHookFailureRate,
             minHookRuns: input.minHookRuns,
+            minReportingEndpoints: input.minReportingEndpoints,
             previousReleaseId: previous.id,
             manifest: signed.manifest,
             signature: signed.signature,
@@ -263,38 +268,78 @@ export class ReleasesRepository {
     });
   }
 
-  // Among the group's admitted endpoints that report about this revision: how many, and how many failed to apply it
-  // (pending duplicates, rejected and retired endpoints are not part of the fleet).
+  // Among the group's admitted endpoints that report about this revision and were offered it (recorded in
+  // endpoint_revisions): how many, and how many failed to apply it. A report about a revision the rollout never
+  // offered the endpoint does not count, nor do pending duplicates, rejected and retired endpoints (not the fleet).
   async applyCounts(groupId: string, revision: number): Promise<{ total: number; failed: number }> {
-    const rows = await this.prisma.endpoint.groupBy({
-      by: ['state'],
-      where: { groupId, targetRevision: revision, revokedAt: null, admission: 'active' },
-      _count: { _all: true },
-    });
-    let total = 0;
-    let failed = 0;
-    for (const r of rows) {
-      total += r._count._all;
-      if (r.state === 'failed') failed += r._count._all;
-    }
-    return { total, failed };
+    const rows = await this.prisma.$queryRaw<Array<{ total: number; failed: number }>>(Prisma.sql`
+      SELECT count(*)::int AS total, (count(*) FILTER (WHERE e.state = 'failed'))::int AS failed
+        FROM endpoints e
+        JOIN endpoint_revisions er ON er.endpoint_id = e.id AND er.group_id = e.group_id AND er.revision = e.target_revision
+       WHERE e.group_id = ${groupId}::uuid AND e.target_revision = ${revision} AND e.revoked_at IS NULL
+         AND e.admission = 'active'`);
+    return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
   }
 
-  // Among the group's hook runs recorded under this release's revision (from a little before the release, for
-  // endpoint clock skew): how many ran (skipped runs excluded) and how many of those failed or timed out. Summed
-  // from the hourly rollup (kept per revision at ingest), so it costs the same at any fleet size.
-  async hookRunCounts(
-    release: Pick<Release, 'groupId' | 'revision' | 'createdAt'>,
-  ): Promise<{ total: number; failed: number }> {
+  // The group's admitted endpoints that applied this release's revision (not revoked, still in the group), each
+  // with its runs under the revision from a little before the release (endpoint clock skew): how many ran (skipped
+  // excluded) and how many of those failed or timed out. Summed from the per-endpoint rollup, which keeps only runs
+  // of revisions the endpoint was served.
+  async hookGateEndpoints(release: Pick<Release, 'groupId' | 'revision' | 'createdAt'>): Promise<EndpointRuns[]> {
     const since = new Date(release.createdAt.getTime() - HOOK_GATE_CLOCK_SLACK_MS);
-    const rows = await this.prisma.$queryRaw<Array<{ total: number; failed: number }>>(Prisma.sql`
-      SELECT coalesce(sum(n), 0)::int AS total,
-             coalesce(sum(n) FILTER (WHERE status IN ('failed', 'timed_out')), 0)::int AS failed
-        FROM hook_run_hourly
+    const rows = await this.prisma.$queryRaw<
+      Array<{ endpointId: string; hostname: string; ran: number; failed: number }>
+    >(Prisma.sql`
+      SELECT er.endpoint_id::text AS "endpointId", e.hostname,
+             coalesce(sum(c.ran), 0)::int8::float8 AS ran, coalesce(sum(c.failed), 0)::int8::float8 AS failed
+        FROM endpoint_revisions er
+        JOIN endpoints e ON e.id = er.endpoint_id AND e.group_id = er.group_id AND e.revoked_at IS NULL
+         AND e.admission = 'active'
+        LEFT JOIN hook_run_endpoint_counts c
+          ON c.endpoint_id = er.endpoint_id AND c.group_id = er.group_id AND c.policy_revision = er.revision
+         AND c.hour >= date_bin('1 hour', ${since.toISOString()}::timestamptz, TIMESTAMPTZ '2000-01-01 00:00:00+00')
+       WHERE er.group_id = ${release.groupId}::uuid AND er.revision = ${release.revision} AND er.applied
+       GROUP BY er.endpoint_id, e.hostname`);
+    return rows.map((r) => ({ ...r, ran: Number(r.ran), failed: Number(r.failed) }));
+  }
+
+  // Records the revisions a status report shows the endpoint was served (and applied), each with its release; a
+  // revision already recorded keeps its first time, and becomes applied once a report says so.
+  async recordServed(endpointId: string, groupId: string, served: ServedRevision[]): Promise<void> {
+    if (served.length === 0) return;
+    await this.prisma.$executeRaw(Prisma.sql`
+      INSERT INTO endpoint_revisions (endpoint_id, group_id, revision, release_id, applied, applied_at)
+      SELECT ${endpointId}::uuid, ${groupId}::uuid, u.revision, u.release_id, u.applied,
+             CASE WHEN u.applied THEN now() END
+        FROM unnest(${served.map((s) => s.revision)}::int4[], ${served.map((s) => s.releaseId)}::uuid[],
+                    ${served.map((s) => s.applied)}::bool[]) AS u(revision, release_id, applied)
+      ON CONFLICT (endpoint_id, group_id, revision) DO UPDATE SET applied = true, applied_at = now()
+       WHERE EXCLUDED.applied AND NOT endpoint_revisions.applied`);
+  }
+
+  // The group's releases of these revisions (what an endpoint's status report may be about).
+  async releasesOfRevisions(groupId: string, revisions: number[]): Promise<Release[]> {
+    if (revisions.length === 0) return [];
+    return this.prisma.release.findMany({ where: { groupId, revision: { in: revisions } } });
+  }
+
+  // Which of the revisions the endpoint is already recorded as served (and applied) in the group.
+  async servedRevisions(endpointId: string, groupId: string): Promise<Map<number, boolean>> {
+    const rows = await this.prisma.$queryRaw<Array<{ revision: number; applied: boolean }>>(Prisma.sql`
+      SELECT revision, applied FROM endpoint_revisions WHERE endpoint_id = ${endpointId}::uuid AND group_id = ${groupId}::uuid`);
+    return new Map(rows.map((r) => [r.revision, r.applied]));
+  }
+
+  // Runs claiming the revision in the group that the gate does not count: stored by endpoints that never applied it
+  // (the hourly rollup holds every stored run, the per-endpoint one only the served ones).
+  async hookRunsClaimed(release: Pick<Release, 'groupId' | 'revision' | 'createdAt'>): Promise<number> {
+    const since = new Date(release.createdAt.getTime() - HOOK_GATE_CLOCK_SLACK_MS);
+    const rows = await this.prisma.$queryRaw<Array<{ total: number }>>(Prisma.sql`
+      SELECT coalesce(sum(n), 0)::int8::float8 AS total FROM hook_run_hourly
        WHERE group_id = ${release.groupId}::uuid AND policy_revision = ${String(release.revision)}
          AND hour >= date_bin('1 hour', ${since.toISOString()}::timestamptz, TIMESTAMPTZ '2000-01-01 00:00:00+00')
          AND status <> 'skipped'`);
-    return { total: rows[0]?.total ?? 0, failed: rows[0]?.failed ?? 0 };
+    return Number(rows[0]?.total ?? 0);
   }
 
   // The group's admitted (active, not revoked) endpoints with what the rollout view needs.

@@ -18,7 +18,17 @@ import {
   type ReleaseRow,
   ReleasesRepository,
 } from './releases.repository';
-import { bucketOf, DEFAULT_RINGS, type GroupBundleState, ringOf, type ServedBundle } from './rollout';
+import { HOOK_GATE_FORMULA, hookGate, type HookGateResult } from './hook-gate';
+import {
+  bucketOf,
+  DEFAULT_RINGS,
+  type GroupBundleState,
+  type ReportedRevisions,
+  reportedRevisions,
+  ringOf,
+  servedByReport,
+  type ServedBundle,
+} from './rollout';
 
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
 export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout', role: 'system' };
@@ -32,8 +42,12 @@ export interface GateCheckJob {
   groupId: string;
 }
 
-/** Runs a release must have recorded on its revision before their failure rate can pause it (unless set). */
+/** Runs an endpoint must have recorded on the revision before its failure rate counts for the gate (unless set). */
 export const DEFAULT_MIN_HOOK_RUNS = 20;
+/** Reporting endpoints needed before the hook failure rate can pause a release (unless set). */
+export const DEFAULT_MIN_REPORTING_ENDPOINTS = 3;
+/** Endpoints listed in the rollout view's gate figures (worst first). */
+const GATE_ENDPOINTS_SHOWN = 100;
 /** Delay of a gate check after an ingested batch (batches committed meanwhile are seen by the same check). */
 const GATE_CHECK_DELAY_MS = 1000;
 
@@ -54,6 +68,7 @@ export function toReleaseView(r: ReleaseRow): ReleaseView {
     maxApplyFailureRate: r.maxApplyFailureRate,
     maxHookFailureRate: r.maxHookFailureRate,
     minHookRuns: r.minHookRuns,
+    minReportingEndpoints: r.minReportingEndpoints,
     previousReleaseId: r.previousReleaseId,
     digest: r.digest,
     keyId: r.keyId,
@@ -150,6 +165,7 @@ export class ReleasesService {
       maxApplyFailureRate: input.maxApplyFailureRate ?? 0.05,
       maxHookFailureRate: input.maxHookFailureRate ?? null,
       minHookRuns: input.minHookRuns ?? DEFAULT_MIN_HOOK_RUNS,
+      minReportingEndpoints: input.minReportingEndpoints ?? DEFAULT_MIN_REPORTING_ENDPOINTS,
       createdBy: ctx.actorName,
     };
     let release: ReleaseRow;
@@ -224,9 +240,10 @@ export class ReleasesService {
     return (await this.advanceFrom(release, ROLLOUT_ACTOR, 'release.advance')) ? 'advanced' : 'skipped';
   }
 
-  // Pauses the release when a failure ratio exceeds its threshold; true when it paused.
-  private async gate(release: ReleaseRow): Promise<boolean> {
-    const reason = await this.gateReason(release);
+  // Pauses the release when a failure ratio exceeds its threshold (only the apply rule when `rules` says so); true
+  // when it paused.
+  private async gate(release: ReleaseRow, rules: 'all' | 'apply' = 'all'): Promise<boolean> {
+    const reason = await this.gateReason(release, rules);
     if (!reason) return false;
     const row = await this.repo.transition(
       release.id,
@@ -242,31 +259,55 @@ export class ReleasesService {
     return true;
   }
 
-  // Why the gate closes, or null: apply failures among endpoints on the revision, then hook failures among the runs
-  // recorded under it (once at least `minHookRuns` of them ran, so one failing run out of one does not pause).
-  private async gateReason(release: ReleaseRow): Promise<string | null> {
+  // Why the gate closes, or null: apply failures among endpoints on the revision, then the hook failure rule over the
+  // endpoints that applied it (hookGate: each endpoint's own rate, weighing once; enough reporting endpoints).
+  private async gateReason(release: ReleaseRow, rules: 'all' | 'apply'): Promise<string | null> {
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
     if (total > 0 && failed / total > release.maxApplyFailureRate) {
       return `apply failure rate ${(failed / total).toFixed(3)} (${failed}/${total}) exceeds ${release.maxApplyFailureRate}`;
     }
-    if (release.maxHookFailureRate !== null) {
-      const runs = await this.repo.hookRunCounts(release);
-      if (runs.total >= release.minHookRuns && runs.failed / runs.total > release.maxHookFailureRate) {
-        return (
-          `hook failure rate ${(runs.failed / runs.total).toFixed(3)} (${runs.failed}/${runs.total} runs failed or ` +
-          `timed out) exceeds ${release.maxHookFailureRate}`
-        );
-      }
-    }
+    if (rules === 'all' && release.maxHookFailureRate !== null) return (await this.hookGateOf(release)).reason;
     return null;
   }
 
-  // Called after each agent status report about `revision`: runs the gate of the group's rolling release.
-  async checkGateAfterReport(groupId: string, revision: number | null): Promise<void> {
+  // The hook failure rule applied to the release's endpoints.
+  private async hookGateOf(release: ReleaseRow): Promise<HookGateResult> {
+    return hookGate(await this.repo.hookGateEndpoints(release), release);
+  }
+
+  // Records which revisions a status report shows the endpoint was served and applied (only those the rollout really
+  // offered it, and applied only with the release's digest), then runs the gate of the group's rolling release if the
+  // report concerns it.
+  async afterReport(endpointId: string, groupId: string, s: ReportedRevisions): Promise<void> {
+    let applied: number[] = [];
+    if (s.targetRevision !== null || s.appliedRevision !== null) {
+      const claims = reportedRevisions(s, await this.repo.servedRevisions(endpointId, groupId));
+      if (claims.size > 0) {
+        const releases = await this.repo.releasesOfRevisions(groupId, [...claims.keys()]);
+        const offered = releases.map((r) => ({ ...r, rings: r.rings as number[] }));
+        const served = servedByReport(claims, s.appliedDigest, offered, endpointId);
+        await this.repo.recordServed(endpointId, groupId, served);
+        applied = served.filter((x) => x.applied).map((x) => x.revision);
+      }
+    }
+    await this.checkGateAfterReport(groupId, s.targetRevision, applied);
+  }
+
+  // After a status report: the apply rule of the group's rolling release when the report is about its revision (at
+  // once), and the hook rule when the endpoint newly applied it (a queued check, at most one per group and second: it
+  // reads every endpoint's runs, so a fleet reporting at once does not run it per report).
+  private async checkGateAfterReport(groupId: string, revision: number | null, applied: number[]): Promise<void> {
     const rolling = await this.repo.rollingForGroup(groupId);
-    if (!rolling || rolling.revision !== revision) return;
+    if (!rolling) return;
+    if (rolling.maxHookFailureRate !== null && applied.includes(rolling.revision)) {
+      // Not awaited: without Redis it waits for the connection, and the report must not (the ring advance gates too).
+      void this.scheduleGateCheck(groupId).catch((err: unknown) =>
+        this.logger.warn(`could not queue the gate check of group ${groupId}: ${(err as Error).message}`),
+      );
+    }
+    if (rolling.revision !== revision) return;
     const row = await this.repo.get(rolling.id);
-    if (row) await this.gate(row);
+    if (row) await this.gate(row, 'apply');
   }
 
   // The worker's job after hook runs of the group were ingested: runs the gate of its rolling release, if that
@@ -361,6 +402,7 @@ export class ReleasesService {
               maxApplyFailureRate: previous.maxApplyFailureRate,
               maxHookFailureRate: previous.maxHookFailureRate,
               minHookRuns: previous.minHookRuns,
+              minReportingEndpoints: previous.minReportingEndpoints,
               createdBy: ctx.actorName,
             },
             build: rollbackBuild,
@@ -406,7 +448,9 @@ export class ReleasesService {
     }
     const byId = new Map([release, ...(previous ? [previous] : [])].map((r) => [r.id, r]));
     const { total, failed } = await this.repo.applyCounts(release.groupId, release.revision);
-    const runs = await this.repo.hookRunCounts(release);
+    const hooks = await this.hookGateOf(release);
+    const counted = hooks.endpoints.reduce((n, e) => n + e.ran, 0);
+    const claimed = await this.repo.hookRunsClaimed(release);
     return {
       release: toReleaseView(release),
       rings: out.map((r) => ({
@@ -422,9 +466,18 @@ export class ReleasesService {
       })),
       gate: {
         applyFailureRate: total > 0 ? failed / total : null,
-        hookFailureRate: runs.total > 0 ? runs.failed / runs.total : null,
+        hookFailureRate: hooks.failureRate,
         endpointsOnRevision: total,
-        hookRunsOnRevision: runs.total,
+        hookRunsOnRevision: counted,
+        hookRunsNotCounted: Math.max(0, claimed - counted),
+        hookFormula: HOOK_GATE_FORMULA,
+        maxHookFailureRate: release.maxHookFailureRate,
+        minHookRuns: release.minHookRuns,
+        minReportingEndpoints: release.minReportingEndpoints,
+        appliedEndpoints: hooks.endpoints.length,
+        reportingEndpoints: hooks.reportingEndpoints,
+        hookEndpoints: hooks.endpoints.slice(0, GATE_ENDPOINTS_SHOWN),
+        hookReason: hooks.reason,
       },
     };
   }

@@ -5,16 +5,29 @@ import { queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
 import { isStorableText, nameText } from '../common/text';
 import { roleSchema, tokenViewSchema } from '../tokens/tokens.dto';
+import { normaliseReturnTo } from './return-to';
 
-/** Where the browser may be sent after sign-in: a path on this server only (no scheme, no host, no `//`). */
+/** Where the browser may be sent after sign-in: a path on this server only (no scheme, no host, no `//`),
+ *  normalised (dot segments resolved, repeated slashes collapsed; see return-to.ts). */
 const returnTo = z
   .string()
   .max(2000)
   .regex(/^\/(?![/\\])[^\\\s]*$/, 'must be a path on this server, such as /console/')
-  .refine(isStorableText, 'must be well-formed Unicode');
+  .refine(isStorableText, 'must be well-formed Unicode')
+  .transform((raw, ctx) => {
+    const r = normaliseReturnTo(raw);
+    if (r.ok) return r.path;
+    ctx.addIssue({ code: 'custom', message: r.message });
+    return z.NEVER;
+  });
 
 export const loginQuerySchema = z.object({
-  returnTo: returnTo.optional().describe('Path to open after sign-in (default `/console/`)'),
+  returnTo: returnTo
+    .optional()
+    .describe(
+      'Path to open after sign-in (default `/console/`), normalised: dot segments resolved, repeated slashes collapsed; ' +
+        'one climbing above `/` or out of the `/console/` it names is refused',
+    ),
 });
 export class LoginQueryDto extends createZodDto(loginQuerySchema) {}
 

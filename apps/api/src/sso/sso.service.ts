@@ -17,9 +17,9 @@ import { groupsOf, roleFor } from './role-mapping';
 import { csrfTokenOf, SessionAuthService, sessionActor } from './session-auth.service';
 import { LOGIN_TTL_MS, SessionsRepository } from './sessions.repository';
 import type { PersonalTokenView, SessionView } from './sso.dto';
+import { DEFAULT_RETURN_TO } from './return-to';
 
 /** Where people land after sign-in when the request named no path. */
-const DEFAULT_RETURN_TO = '/console/';
 const DEFAULT_PERSONAL_TOKEN_TTL_SEC = 8 * 3600;
 /** The prefix of session cookie secrets (never accepted as a bearer token). */
 const SESSION_SECRET_PREFIX = 'hwc_';

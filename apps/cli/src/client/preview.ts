@@ -46,10 +46,18 @@ const names = (xs: Array<{ hostname: string }>, max = 10): string =>
 // The impact as indented lines (no trailing newline).
 export function previewLines(p: PreviewSummary, indent = ''): string[] {
   const s = p.suppressed;
+  const counted =
+    `${s.total} hook(s) on ${s.endpoints} endpoint(s) ` +
+    `(user ${s.user}, project ${s.project}, plugin ${s.plugin}, session ${s.session})`;
+  // Unknown is not zero: endpoints without a current inventory are said to be unknown, never counted as unaffected.
+  const suppressed = !p.impactUnknown
+    ? counted
+    : p.endpoints.known === 0
+      ? `unknown: none of the ${p.endpoints.unknown} endpoint(s) has a current inventory`
+      : `${counted} of the ${p.endpoints.known} with a current inventory; unknown on ${p.endpoints.unknown} endpoint(s)`;
   const out = [
     `${indent}endpoints: ${p.endpoints.total} (${p.endpoints.known} with a current inventory, ${p.endpoints.unknown} unknown)`,
-    `${indent}suppressed by allow_managed_hooks_only: ${s.total} hook(s) on ${s.endpoints} endpoint(s) ` +
-      `(user ${s.user}, project ${s.project}, plugin ${s.plugin}, session ${s.session})`,
+    `${indent}suppressed by allow_managed_hooks_only: ${suppressed}`,
     `${indent}hooks turned off ([features] hooks = false): ${
       p.hooksTurnedOff.length ? `${p.hooksTurnedOff.length} endpoint(s): ${names(p.hooksTurnedOff)}` : 'none'
     }`,
@@ -69,7 +77,9 @@ export function previewLines(p: PreviewSummary, indent = ''): string[] {
           }`,
         ]
       : []),
-    `${indent}requires acknowledgement: ${p.requiresAck ? 'yes' : 'no'} (preview ${p.digest})`,
+    `${indent}requires acknowledgement: ${p.requiresAck ? 'yes' : 'no'}${
+      p.impactUnknown ? ', the impact on endpoints without a current inventory is unknown' : ''
+    } (preview ${p.digest})`,
   ];
   return out;
 }

@@ -92,6 +92,7 @@ export interface ReleaseView {
   maxApplyFailureRate: number;
   maxHookFailureRate: number | null;
   minHookRuns: number;
+  minReportingEndpoints: number;
   previousReleaseId: string | null;
   digest: string;
   keyId: string;
@@ -122,6 +123,20 @@ export interface RolloutView {
     hookFailureRate: number | null;
     endpointsOnRevision: number;
     hookRunsOnRevision: number;
+    hookRunsNotCounted: number;
+    hookFormula: string;
+    appliedEndpoints: number;
+    reportingEndpoints: number;
+    minReportingEndpoints: number;
+    hookEndpoints: Array<{
+      endpointId: string;
+      hostname: string;
+      ran: number;
+      failed: number;
+      failureRate: number | null;
+      reporting: boolean;
+    }>;
+    hookReason: string | null;
   };
 }
 
@@ -194,5 +209,7 @@ export interface ReleasePreviewView {
     }>;
   };
   digest: string;
+  /** The version can suppress or turn off hooks and some endpoints have no current inventory (impact unknown). */
+  impactUnknown?: boolean;
   requiresAck: boolean;
 }

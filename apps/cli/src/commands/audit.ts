@@ -148,12 +148,15 @@ export function registerAuditCommands(program: Command): void {
     runs
       .command('get <id>')
       .description('One hook run with the full uploaded record')
-      .action(async (id: string, _o: unknown, cmd: Command) => {
+      .option('--endpoint <uuid>', 'the endpoint that uploaded it (records are keyed by endpoint and id)')
+      .action(async (id: string, o: { endpoint?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
         if (!isUuid(id)) throw new CliError('hook-run id must be a UUID');
-        rt.record(await (await rt.client()).json<Record<string, unknown>>('GET', `/v1/hook-runs/${id}`));
+        if (o.endpoint !== undefined && !isUuid(o.endpoint)) throw new CliError('--endpoint must be a UUID');
+        const query = o.endpoint ? `?endpointId=${o.endpoint}` : '';
+        rt.record(await (await rt.client()).json<Record<string, unknown>>('GET', `/v1/hook-runs/${id}${query}`));
       }),
-    ['hookwarden hook-runs get 3fa8… -o json'],
+    ['hookwarden hook-runs get 3fa8… -o json', 'hookwarden hook-runs get 3fa8… --endpoint 9c1d…'],
   );
 
   examples(
@@ -251,7 +254,10 @@ export function registerAuditCommands(program: Command): void {
     )
       .option('--endpoint <id>', 'endpoint id')
       .option('--group <group>', 'group (id or name)')
-      .option('--kind <kind>', 'missing_range | broken_link | dropped | duplicate_machine_id')
+      .option(
+        '--kind <kind>',
+        'missing_range | broken_link | dropped | quarantined | unserved_revision | duplicate_machine_id',
+      )
       .option('--include-resolved', 'also resolved findings')
       .action(
         async (

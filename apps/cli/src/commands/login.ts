@@ -134,7 +134,7 @@ export function registerContextCommands(program: Command): void {
       const loaded = await rt.config();
       loaded.config.contexts[name] = { url: base, token };
       loaded.config.current = name;
-      await saveConfig(loaded);
+      await saveConfig(loaded, (m) => rt.warn(m));
       if (rt.format === 'json') rt.json({ context: name, url: base, configFile: loaded.file });
       else rt.out(`Logged in to ${base} as context "${name}" (saved in ${loaded.file}).\n`);
     });
@@ -183,7 +183,7 @@ export function registerContextCommands(program: Command): void {
           throw new CliError(`no context named ${JSON.stringify(name)} (known: ${known})`);
         }
         loaded.config.current = name;
-        await saveConfig(loaded);
+        await saveConfig(loaded, (m) => rt.warn(m));
         if (rt.format === 'json') rt.json({ current: name });
         else rt.out(`Switched to context "${name}".\n`);
       }),
@@ -212,7 +212,7 @@ export function registerContextCommands(program: Command): void {
         if (!loaded.config.contexts[name]) throw new CliError(`no context named ${JSON.stringify(name)}`);
         delete loaded.config.contexts[name];
         if (loaded.config.current === name) delete loaded.config.current;
-        await saveConfig(loaded);
+        await saveConfig(loaded, (m) => rt.warn(m));
         if (rt.format === 'json') rt.json({ deleted: name });
         else rt.out(`Deleted context "${name}".\n`);
       }),

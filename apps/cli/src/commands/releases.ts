@@ -39,6 +39,7 @@ interface CreateOptions {
   maxApplyFailureRate?: string;
   maxHookFailureRate?: string;
   minHookRuns?: string;
+  minReportingEndpoints?: string;
   watch?: boolean;
   ackPreview?: string;
   yesPreview?: boolean;
@@ -77,11 +78,12 @@ function renderPreview(p: ReleasePreviewView, groupName: string): string {
       renderTable(changed.slice(0, 50), [
         { header: 'HOSTNAME', get: (e) => e.hostname, max: 40 },
         { header: 'ENDPOINT', get: (e) => e.endpointId, max: 36 },
-        { header: 'USER', get: (e) => e.suppressed.user },
-        { header: 'PROJECT', get: (e) => e.suppressed.project },
-        { header: 'PLUGIN', get: (e) => e.suppressed.plugin },
-        { header: 'SESSION', get: (e) => e.suppressed.session },
-        { header: 'HOOKS OFF', get: (e) => e.hooksTurnedOff },
+        // Where the impact is unknown (no current inventory) the counts are `?`, not 0.
+        { header: 'USER', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.user) },
+        { header: 'PROJECT', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.project) },
+        { header: 'PLUGIN', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.plugin) },
+        { header: 'SESSION', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.suppressed.session) },
+        { header: 'HOOKS OFF', get: (e) => (p.impactUnknown && e.unknown ? '?' : e.hooksTurnedOff) },
         { header: 'UNKNOWN', get: (e) => e.unknown },
         { header: 'INVENTORY', get: (e) => shortTime(e.inventoryAt) },
       ]).trimEnd(),
@@ -138,7 +140,11 @@ export function registerReleaseCommands(program: Command): void {
       .option('--interval <duration>', 'time between rings, e.g. 30m (staged)')
       .option('--max-apply-failure-rate <rate>', 'pause above this apply-failure ratio, e.g. 0.05 or 5% (staged)')
       .option('--max-hook-failure-rate <rate>', 'pause above this hook failure/timeout ratio (staged)')
-      .option('--min-hook-runs <n>', 'hook runs needed before the hook gate applies (staged)')
+      .option('--min-hook-runs <n>', 'hook runs an endpoint needs before its own failure rate counts (staged)')
+      .option(
+        '--min-reporting-endpoints <n>',
+        'endpoints with --min-hook-runs runs needed before the hook gate can pause (staged)',
+      )
       .option('--watch', 'follow the rollout until it completes, pauses or aborts')
       .option(
         '--ack-preview <digest>',
@@ -162,6 +168,7 @@ export function registerReleaseCommands(program: Command): void {
           opts.maxApplyFailureRate,
           opts.maxHookFailureRate,
           opts.minHookRuns,
+          opts.minReportingEndpoints,
         ];
         if (!opts.staged && stagedOnly.some((x) => x !== undefined)) {
           throw new CliError('--rings, --interval and the gates need --staged');
@@ -179,6 +186,9 @@ export function registerReleaseCommands(program: Command): void {
                 ? parseRate(opts.maxHookFailureRate, '--max-hook-failure-rate')
                 : undefined,
               minHookRuns: opts.minHookRuns ? parseIntIn(opts.minHookRuns, '--min-hook-runs', 1, 1_000_000) : undefined,
+              minReportingEndpoints: opts.minReportingEndpoints
+                ? parseIntIn(opts.minReportingEndpoints, '--min-reporting-endpoints', 1, 1_000_000)
+                : undefined,
             }
           : { policyVersionId: versionId, strategy: 'immediate' };
         let previewAck = opts.ackPreview;

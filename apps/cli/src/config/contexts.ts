@@ -5,7 +5,7 @@ import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { z } from 'zod';
 import { CliError } from '../cli/errors';
 import { type CliEnv, cliEnv, defaultConfigPath } from './env';
-import { readBounded, writePrivate } from './files';
+import { readBounded, securePrivateDir, writePrivate } from './files';
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
@@ -65,8 +65,10 @@ export async function loadConfig(file: string, warn: (msg: string) => void = () 
   return { file, dir: path.dirname(file), config: parsed.data };
 }
 
-// Writes config.toml atomically with mode 0600.
-export async function saveConfig(loaded: LoadedConfig): Promise<void> {
+// Writes config.toml atomically with mode 0600, in a folder no other user can write (tightened or refused).
+export async function saveConfig(loaded: LoadedConfig, warn: (msg: string) => void = () => {}): Promise<void> {
+  const note = await securePrivateDir(path.dirname(loaded.file));
+  if (note) warn(note);
   const doc: Record<string, unknown> = {};
   if (loaded.config.current) doc.current = loaded.config.current;
   doc.contexts = loaded.config.contexts;

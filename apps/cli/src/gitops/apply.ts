@@ -242,6 +242,7 @@ export async function executePlan(
                 maxApplyFailureRate: r.maxApplyFailureRate,
                 maxHookFailureRate: r.maxHookFailureRate,
                 minHookRuns: r.minHookRuns,
+                minReportingEndpoints: r.minReportingEndpoints,
               };
         const gid = await groupId(step.group);
         // The impact: the one the plan showed, or (a version or group the plan created) computed now.

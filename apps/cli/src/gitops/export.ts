@@ -121,6 +121,7 @@ export async function exportState(client: ApiClient, dir: string, force: boolean
           max_apply_failure_rate: served.maxApplyFailureRate,
           ...(served.maxHookFailureRate !== null ? { max_hook_failure_rate: served.maxHookFailureRate } : {}),
           min_hook_runs: served.minHookRuns,
+          min_reporting_endpoints: served.minReportingEndpoints,
         };
       }
       const fileModes: Record<string, string> = {};

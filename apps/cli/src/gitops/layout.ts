@@ -1,15 +1,14 @@
 // The GitOps directory layout: groups.toml (groups, descriptions, capture settings) and policies/<folder>/ with
 // policy.toml (name, group, rollout), requirements.toml (the admin's text) and files/ (the managed files).
-import { promises as fs } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { redactPatternError } from '@hookwarden/hook-core';
+import { parseTomlLocated, redactPatternError, unsafeFilePath } from '@hookwarden/hook-core';
 import { CliError, type Problem } from '../cli/errors';
 import { parseDuration } from '../cli/parse';
-import { readBounded } from '../config/files';
 import type { AuditSettings } from '../client/types';
 import { type LocalVersion, MAX_TOML_BYTES, prepareLocalVersion } from './content';
+import { ContainedDir, ContainedError } from './contained';
 import { readManagedFiles } from './managed-files';
 
 export const GROUPS_FILE = 'groups.toml';
@@ -70,6 +69,7 @@ const rolloutSchema = z
     max_apply_failure_rate: rate.optional(),
     max_hook_failure_rate: rate.optional(),
     min_hook_runs: z.number().int().min(1).max(1_000_000).optional(),
+    min_reporting_endpoints: z.number().int().min(1).max(1_000_000).optional(),
   })
   .strict()
   .superRefine((v, ctx) => {
@@ -80,6 +80,7 @@ const rolloutSchema = z
         'max_apply_failure_rate',
         'max_hook_failure_rate',
         'min_hook_runs',
+        'min_reporting_endpoints',
       ] as const) {
         if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `only for strategy = "staged"` });
       }
@@ -126,6 +127,7 @@ export type Rollout =
       maxApplyFailureRate?: number;
       maxHookFailureRate?: number;
       minHookRuns?: number;
+      minReportingEndpoints?: number;
     };
 
 export interface DesiredGroup {
@@ -155,50 +157,93 @@ export interface DesiredState {
 export const DEFAULT_RINGS = [1, 5, 25, 100];
 export const DEFAULT_RING_INTERVAL_SEC = 3600;
 
-// Parses one TOML file of the layout into a located problem list or a document.
-async function readToml(file: string, rel: string, problems: Problem[]): Promise<unknown> {
-  const raw = await readBounded(file, MAX_TOML_BYTES);
-  if (raw === null) return undefined;
+/** Where a key path of a TOML file is defined (line, column), when known. */
+type Locate = (path: ReadonlyArray<string | number>) => { line: number; column: number } | undefined;
+
+/** A parsed TOML file of the layout and a locator of its keys. */
+interface TomlDoc {
+  value: Record<string, unknown>;
+  locate: Locate;
+}
+
+// Reads one file of the layout through the contained reader: null when absent; a refusal (link, special file,
+// outside DIR, too large) becomes a problem located at the file.
+async function readContained(dir: ContainedDir, rel: string, problems: Problem[]): Promise<Buffer | null | undefined> {
   try {
-    return parseToml(raw.toString('utf8'));
+    return (await dir.readFile(rel, MAX_TOML_BYTES))?.content ?? null;
   } catch (err) {
-    const e = err as { line?: number; column?: number; message: string };
-    problems.push({
-      file: rel,
-      line: e.line,
-      column: e.column,
-      message: (e.message.split('\n')[0] ?? 'invalid TOML').trim(),
-      code: 'toml_syntax',
-    });
+    if (err instanceof ContainedError) problems.push(err.problem);
+    else problems.push({ file: rel, message: (err as Error).message.replace(`${rel}: `, '') });
     return undefined;
   }
 }
 
-// Zod issues as problems naming the file and the TOML key.
-function zodProblems(err: z.ZodError, rel: string): Problem[] {
-  return err.issues.map((i) => ({
-    file: rel,
-    path: i.path.length
-      ? i.path
-          .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-          .join('')
-          .replace(/^\./, '')
-      : undefined,
-    message: i.message,
-    code: 'invalid_manifest',
-  }));
+// Parses one TOML file of the layout into a located problem list or a document; undefined when absent or refused.
+async function readToml(dir: ContainedDir, rel: string, problems: Problem[]): Promise<TomlDoc | undefined> {
+  const raw = await readContained(dir, rel, problems);
+  if (!raw) return undefined;
+  const parsed = parseTomlLocated(raw.toString('utf8'));
+  if (!parsed.ok) {
+    problems.push({
+      file: rel,
+      line: parsed.line,
+      column: parsed.column,
+      message: parsed.message,
+      code: 'toml_syntax',
+    });
+    return undefined;
+  }
+  return { value: parsed.value, locate: (p) => parsed.locator.locate(p) };
+}
+
+// Lists a folder of the layout through the contained reader (absent: empty); a refusal becomes a located problem.
+async function listContained(dir: ContainedDir, rel: string, problems: Problem[]): Promise<Dirent[]> {
+  try {
+    return (await dir.readDir(rel)) ?? [];
+  } catch (err) {
+    if (!(err instanceof ContainedError)) throw err;
+    problems.push(err.problem);
+    return [];
+  }
+}
+
+// A TOML key path as text (`rollout.rings[1]`).
+function keyText(path: ReadonlyArray<PropertyKey>): string {
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
+// Zod issues as problems naming the file, the TOML key and the line and column that define it.
+function zodProblems(err: z.ZodError, rel: string, locate: Locate): Problem[] {
+  return err.issues.map((i) => {
+    const keyPath = i.path.filter((p): p is string | number => typeof p !== 'symbol');
+    // An unknown key is located at its own line, not at its table's.
+    const first = i.code === 'unrecognized_keys' ? i.keys[0] : undefined;
+    const at = (first !== undefined && locate([...keyPath, first])) || locate(keyPath);
+    return {
+      file: rel,
+      line: at?.line,
+      column: at?.column,
+      path: i.path.length ? keyText(i.path) : undefined,
+      message: i.message,
+      code: 'invalid_manifest',
+    };
+  });
 }
 
 // Reads and validates the whole layout offline (hook-core for every policy); throws a CliError listing every
 // problem with its file and location.
 export async function readLayout(rootDir: string): Promise<DesiredState> {
   const root = path.resolve(rootDir);
-  const st = await fs.stat(root).catch(() => null);
-  if (!st?.isDirectory()) throw new CliError(`${rootDir} is not a directory`);
+  const dir = await ContainedDir.open(root);
+  if (!dir) throw new CliError(`${rootDir} is not a directory`);
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
 
-  const groupsDoc = await readToml(path.join(root, GROUPS_FILE), GROUPS_FILE, problems);
+  const groupsFile = await readToml(dir, GROUPS_FILE, problems);
+  const groupsDoc = groupsFile?.value;
   if (groupsDoc === undefined && problems.length === 0) {
     problems.push({
       file: GROUPS_FILE,
@@ -213,10 +258,18 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
       const checked = groupName.safeParse(name);
       if (!checked.success) {
         const message = `group name: ${checked.error.issues[0]?.message ?? 'invalid'}`;
-        problems.push({ file: GROUPS_FILE, path: `groups.${name}`, message, code: 'invalid_manifest' });
+        const at = groupsFile!.locate(['groups', name]);
+        problems.push({
+          file: GROUPS_FILE,
+          line: at?.line,
+          column: at?.column,
+          path: `groups.${name}`,
+          message,
+          code: 'invalid_manifest',
+        });
       }
     }
-    if (!parsed.success) problems.push(...zodProblems(parsed.error, GROUPS_FILE));
+    if (!parsed.success) problems.push(...zodProblems(parsed.error, GROUPS_FILE, groupsFile!.locate));
     else {
       for (const [name, g] of Object.entries(parsed.data.groups)) {
         if (!groupName.safeParse(name).success) continue;
@@ -235,11 +288,8 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
   }
 
   const policies: DesiredPolicy[] = [];
-  const policiesDir = path.join(root, POLICIES_DIR);
-  const entries = await fs.readdir(policiesDir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [];
-    throw err;
-  });
+  const entries = await listContained(dir, POLICIES_DIR, problems);
+  const locators = new Map<string, Locate>();
   for (const e of entries) {
     if (e.isSymbolicLink()) {
       problems.push({
@@ -257,18 +307,17 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
     throw new CliError(`${POLICIES_DIR}/ has ${folders.length} folders; the limit is ${MAX_POLICIES}`);
   for (const folder of folders) {
     const rel = `${POLICIES_DIR}/${folder}`;
-    const dir = path.join(policiesDir, folder);
     const manifestRel = `${rel}/${POLICY_FILE}`;
     const before = problems.length;
-    const doc = await readToml(path.join(dir, POLICY_FILE), manifestRel, problems);
+    const doc = await readToml(dir, manifestRel, problems);
     if (doc === undefined) {
       if (problems.length === before)
         problems.push({ file: manifestRel, message: 'missing: every policy folder needs a policy.toml' });
       continue;
     }
-    const parsed = policyFileSchema.safeParse(doc);
+    const parsed = policyFileSchema.safeParse(doc.value);
     if (!parsed.success) {
-      problems.push(...zodProblems(parsed.error, manifestRel));
+      problems.push(...zodProblems(parsed.error, manifestRel, doc.locate));
       continue;
     }
     const m = parsed.data;
@@ -280,7 +329,14 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
         else if (m.rollout.interval !== undefined) interval = parseDuration(m.rollout.interval, 'rollout.interval');
         if (interval < 1 || interval > 30 * 86_400) throw new CliError('rollout.interval: must be 1 s .. 30 days');
       } catch (err) {
-        problems.push({ file: manifestRel, path: 'rollout.interval', message: (err as Error).message });
+        const at = doc.locate(['rollout', 'interval']);
+        problems.push({
+          file: manifestRel,
+          line: at?.line,
+          column: at?.column,
+          path: 'rollout.interval',
+          message: (err as Error).message,
+        });
       }
       rollout = {
         strategy: 'staged',
@@ -289,20 +345,40 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
         maxApplyFailureRate: m.rollout.max_apply_failure_rate,
         maxHookFailureRate: m.rollout.max_hook_failure_rate,
         minHookRuns: m.rollout.min_hook_runs,
+        minReportingEndpoints: m.rollout.min_reporting_endpoints,
       };
+    }
+    // A file_modes key is a path under files/: one that is unsafe (`..`, absolute) is this file's problem.
+    const unsafeModes = Object.keys(m.file_modes).flatMap((p) => {
+      const why = unsafeFilePath(p);
+      if (why === undefined) return [];
+      const at = doc.locate(['file_modes', p]);
+      return [
+        {
+          file: manifestRel,
+          line: at?.line,
+          column: at?.column,
+          path: `file_modes.${JSON.stringify(p)}`,
+          message: why,
+          code: 'unsafe_path',
+        },
+      ];
+    });
+    if (unsafeModes.length) {
+      problems.push(...unsafeModes);
+      continue;
     }
     const overrides = Object.fromEntries(Object.entries(m.file_modes).map(([p, v]) => [p, parseInt(v, 8)]));
     const tomlRel = `${rel}/${REQUIREMENTS_FILE}`;
-    const raw = await readBounded(path.join(dir, REQUIREMENTS_FILE), MAX_TOML_BYTES).catch((err: Error) => {
-      problems.push({ file: tomlRel, message: err.message });
-      return null;
-    });
+    const raw = await readContained(dir, tomlRel, problems);
+    if (raw === undefined) continue;
     if (raw === null) {
-      if (!problems.some((p) => p.file === tomlRel))
-        problems.push({ file: tomlRel, message: 'missing: every policy folder needs a requirements.toml' });
+      problems.push({ file: tomlRel, message: 'missing: every policy folder needs a requirements.toml' });
       continue;
     }
-    const files = await readManagedFiles(path.join(dir, FILES_DIR), overrides, (r) => `${rel}/${FILES_DIR}/${r}`);
+    const files = await readManagedFiles({ dir, rel: `${rel}/${FILES_DIR}` }, overrides, (r) =>
+      r ? `${rel}/${FILES_DIR}/${r}` : `${rel}/${FILES_DIR}`,
+    );
     problems.push(...files.problems);
     const text = raw.toString('utf8');
     if (Buffer.compare(Buffer.from(text, 'utf8'), raw) !== 0)
@@ -313,7 +389,7 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
       continue;
     }
     warnings.push(...prepared.version.warnings);
-    for (const e of await fs.readdir(dir)) {
+    for (const { name: e } of await listContained(dir, rel, problems)) {
       if (![POLICY_FILE, REQUIREMENTS_FILE, FILES_DIR].includes(e) && !e.startsWith('.') && !/^README/i.test(e)) {
         warnings.push({
           file: `${rel}/${e}`,
@@ -322,6 +398,7 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
         });
       }
     }
+    locators.set(rel, doc.locate);
     policies.push({
       name: m.name ?? folder,
       description: m.description,
@@ -338,10 +415,12 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
   const declared = new Set(groups.map((g) => g.name));
   for (const p of policies) {
     const manifestRel = `${p.folder}/${POLICY_FILE}`;
+    const at = (key: string) => locators.get(p.folder)?.([...key.split('.')]) ?? {};
     const other = byName.get(p.name);
     if (other)
       problems.push({
         file: manifestRel,
+        ...at('name'),
         path: 'name',
         message: `policy name ${JSON.stringify(p.name)} is also used by ${other}`,
       });
@@ -349,6 +428,7 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
     if (!declared.has(p.group)) {
       problems.push({
         file: manifestRel,
+        ...at('group'),
         path: 'group',
         message: `group ${JSON.stringify(p.group)} is not declared in ${GROUPS_FILE}`,
       });
@@ -358,6 +438,7 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
       if (r) {
         problems.push({
           file: manifestRel,
+          ...at('rollout.strategy'),
           path: 'rollout.strategy',
           message: `group ${JSON.stringify(p.group)} is already released from ${r}: a group serves one policy; set strategy = "none" on all but one`,
         });

@@ -1,8 +1,8 @@
 // Reads a managed-files directory: regular files only, the mode from the executable bit (0755 / 0644) unless the
 // manifest names one, bounded in count, size and depth.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import { type Dirent, promises as fs } from 'node:fs';
 import type { Problem } from '../cli/errors';
+import { ContainedDir, ContainedError } from './contained';
 import { type ContentFile, MAX_FILE_BYTES, MAX_FILES, sha256Hex } from './content';
 
 const MAX_DEPTH = 32;
@@ -18,28 +18,44 @@ export function modeFromStat(mode: number): number {
   return (mode & 0o111) !== 0 ? 0o755 : 0o644;
 }
 
-// Reads every file under `dir` (absent directory: no files). `overrides` maps paths to explicit modes;
-// `label` names a path in problems.
+/** A folder inside a contained tree (the GitOps layout's policies/<folder>/files). */
+export interface ContainedFolder {
+  dir: ContainedDir;
+  rel: string;
+}
+
+// Reads every file under `where` (absent directory: no files), never following a link and never leaving the tree
+// (a plain path is a tree of its own). `overrides` maps paths to explicit modes; `label` names a path in problems.
 export async function readManagedFiles(
-  dir: string,
+  where: string | ContainedFolder,
   overrides: Record<string, number> = {},
   label: (rel: string) => string = (r) => r,
 ): Promise<ReadFilesResult> {
   const files: ContentFile[] = [];
   const problems: Problem[] = [];
-  try {
-    const st = await fs.lstat(dir);
-    if (!st.isDirectory()) return { files, problems: [{ file: label(''), message: 'is not a directory' }] };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { files, problems };
-    throw err;
-  }
+  const folder = typeof where === 'string' ? await rootFolder(where) : where;
+  if (!folder) return { files, problems };
+  if (folder === 'not a directory') return { files, problems: [{ file: label(''), message: 'is not a directory' }] };
+  const { dir, rel: base } = folder;
+  const at = (rel: string) => [base, rel].filter(Boolean).join('/');
+  // A refusal of the contained reader, relabelled with the caller's naming of the path.
+  const refused = (err: unknown, rel: string): boolean => {
+    if (!(err instanceof ContainedError)) return false;
+    problems.push({ ...err.problem, file: label(rel) });
+    return true;
+  };
   const walk = async (rel: string, depth: number): Promise<void> => {
     if (depth > MAX_DEPTH) {
       problems.push({ file: label(rel), message: `nested deeper than ${MAX_DEPTH} directories` });
       return;
     }
-    const entries = await fs.readdir(path.join(dir, rel), { withFileTypes: true });
+    let entries: Dirent[];
+    try {
+      entries = (await dir.readDir(at(rel))) ?? [];
+    } catch (err) {
+      if (refused(err, rel)) return;
+      throw err;
+    }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
@@ -63,26 +79,21 @@ export async function readManagedFiles(
         problems.push({ file: label(r), message: `more than ${MAX_FILES} managed files`, code: 'too_many_files' });
         return;
       }
-      const full = path.join(dir, r);
-      const st = await fs.stat(full);
-      if (st.size > MAX_FILE_BYTES) {
+      let read: Awaited<ReturnType<ContainedDir['readFile']>>;
+      try {
+        read = await dir.readFile(at(r), MAX_FILE_BYTES);
+      } catch (err) {
+        if (refused(err, r)) continue;
         problems.push({
           file: label(r),
-          message: `${st.size} bytes; the limit is ${MAX_FILE_BYTES}`,
+          message: (err as Error).message.replace(/^[^:]*: /, ''),
           code: 'file_too_large',
         });
         continue;
       }
-      const content = await fs.readFile(full);
-      if (content.length > MAX_FILE_BYTES) {
-        problems.push({
-          file: label(r),
-          message: `grew beyond ${MAX_FILE_BYTES} bytes while read`,
-          code: 'file_too_large',
-        });
-        continue;
-      }
-      files.push({ path: r, content, mode: overrides[r] ?? modeFromStat(st.mode), sha256: sha256Hex(content) });
+      if (!read) continue;
+      const { content, stat } = read;
+      files.push({ path: r, content, mode: overrides[r] ?? modeFromStat(stat.mode), sha256: sha256Hex(content) });
     }
   };
   await walk('', 0);
@@ -91,4 +102,15 @@ export async function readManagedFiles(
       problems.push({ file: label(p), message: 'has a mode in file_modes but no such file' });
   }
   return { files, problems };
+}
+
+// A plain directory as a tree of its own; null when it does not exist.
+async function rootFolder(dir: string): Promise<ContainedFolder | null | 'not a directory'> {
+  const st = await fs.lstat(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  });
+  if (!st) return null;
+  const tree = st.isDirectory() ? await ContainedDir.open(dir) : null;
+  return tree ? { dir: tree, rel: '' } : 'not a directory';
 }

@@ -15,7 +15,10 @@ export function describeRollout(r: Exclude<Rollout, { strategy: 'none' }>): stri
   ];
   if (r.maxApplyFailureRate !== undefined) parts.push(`pause above ${pct(r.maxApplyFailureRate)} apply failures`);
   if (r.maxHookFailureRate !== undefined) {
-    parts.push(`pause above ${pct(r.maxHookFailureRate)} hook failures (after ${r.minHookRuns ?? 20} runs)`);
+    parts.push(
+      `pause above ${pct(r.maxHookFailureRate)} hook failures (mean over at least ${r.minReportingEndpoints ?? 3} ` +
+        `endpoints with ${r.minHookRuns ?? 20}+ runs each)`,
+    );
   }
   return parts.join('; ');
 }

@@ -44,6 +44,19 @@ export function renderRollout(v: RolloutView): string {
       `${pct(v.gate.hookFailureRate)}${r.maxHookFailureRate !== null ? ` (max ${pct(r.maxHookFailureRate)})` : ''}, ` +
       `${v.gate.endpointsOnRevision} endpoint(s) and ${v.gate.hookRunsOnRevision} hook run(s) on the revision`,
   );
+  if (r.maxHookFailureRate !== null) {
+    // The hook rule's inputs: endpoints that applied the revision, those reporting, the worst ones.
+    const worst = v.gate.hookEndpoints
+      .filter((e) => e.reporting)
+      .slice(0, 3)
+      .map((e) => `${e.hostname} ${pct(e.failureRate)} (${e.failed}/${e.ran})`);
+    lines.push(
+      `  hook gate: mean of ${v.gate.reportingEndpoints} reporting endpoint(s) (need ${r.minReportingEndpoints}, ` +
+        `${r.minHookRuns}+ runs each) of ${v.gate.appliedEndpoints} that applied it` +
+        `${worst.length ? `; worst: ${worst.join(', ')}` : ''}` +
+        `${v.gate.hookRunsNotCounted ? `; ${v.gate.hookRunsNotCounted} run(s) not counted (never served)` : ''}`,
+    );
+  }
   return lines.join('\n') + '\n';
 }
 

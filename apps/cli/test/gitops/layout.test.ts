@@ -78,9 +78,10 @@ describe('readLayout', () => {
     const list = await problems(root);
     expect(list).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^groups\.toml groups\.bad\/name: group name: letters, digits/),
-        expect.stringMatching(/^groups\.toml groups\.b: .*colour/),
-        'policies/p2/policy.toml rollout.rings: only for strategy = "staged" [invalid_manifest]',
+        expect.stringMatching(/^groups\.toml:1:1 groups\.bad\/name: group name: letters, digits/),
+        expect.stringMatching(/^groups\.toml:3:1 groups\.b: .*colour/),
+        'policies/p1/policy.toml:4:1 rollout.rings[1]: rings must be strictly increasing [invalid_manifest]',
+        'policies/p2/policy.toml:5:1 rollout.rings: only for strategy = "staged" [invalid_manifest]',
         'policies/p3/policy.toml: missing: every policy folder needs a policy.toml',
         expect.stringMatching(/^policies\/p4\/requirements\.toml:2:1: /),
       ]),
@@ -96,7 +97,7 @@ describe('readLayout', () => {
     });
     const list = (await problems(root)).filter((l) => l.startsWith('groups.toml'));
     expect(list).toEqual([
-      'groups.toml groups.a.capture.redact_patterns[1]: not a valid regular expression (RE2 syntax) [invalid_manifest]',
+      'groups.toml:4:1 groups.a.capture.redact_patterns[1]: not a valid regular expression (RE2 syntax) [invalid_manifest]',
     ]);
   });
 
@@ -111,9 +112,51 @@ describe('readLayout', () => {
       'policies/p3/requirements.toml': TOML,
     });
     const list = await problems(root);
-    expect(list).toContain('policies/p1/policy.toml group: group "nope" is not declared in groups.toml');
+    expect(list).toContain('policies/p1/policy.toml:1:1 group: group "nope" is not declared in groups.toml');
     expect(list.some((l) => l.includes('policy name "x" is also used by policies/p2'))).toBe(true);
     expect(list.some((l) => l.includes('a group serves one policy'))).toBe(true);
+  });
+
+  it('a file_modes path that climbs out is a located problem of policy.toml, not a missing file', async () => {
+    const root = await layout('modes', {
+      'groups.toml': '[groups.a]\n',
+      'policies/p1/policy.toml': 'group = "a"\n\n[file_modes]\n"s.sh" = "0755"\n"../x.sh" = "0755"\n',
+      'policies/p1/requirements.toml': TOML,
+      'policies/p1/files/s.sh': '#!/bin/sh\n',
+    });
+    const list = await problems(root);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatch(/^policies\/p1\/policy\.toml:5:1 file_modes\."\.\.\/x\.sh": .*\[unsafe_path\]$/);
+    expect(list[0]).toContain('..');
+  });
+
+  it('cross-file problems carry the line of the key in policy.toml', async () => {
+    const root = await layout('cross-lines', {
+      'groups.toml': '[groups.a]\n',
+      'policies/p1/policy.toml': '# the baseline\ndescription = "x"\ngroup = "a"\n',
+      'policies/p1/requirements.toml': TOML,
+      'policies/p2/policy.toml': '\n\ngroup = "a"\n\n[rollout]\nstrategy = "immediate"\n',
+      'policies/p2/requirements.toml': TOML,
+    });
+    expect(await problems(root)).toEqual([
+      expect.stringMatching(/^policies\/p2\/policy\.toml:6:1 rollout\.strategy: group "a" is already released/),
+    ]);
+  });
+
+  it('a link anywhere in the layout is refused with its path (links are never followed)', async () => {
+    const root = await layout('linked', {
+      'groups.toml': '[groups.a]\n',
+      'policies/p1/policy.toml': 'group = "a"\n',
+      'policies/p1/requirements.toml': TOML,
+    });
+    await fs.rename(path.join(root, 'groups.toml'), path.join(root, 'real-groups.toml'));
+    await fs.symlink('real-groups.toml', path.join(root, 'groups.toml'));
+    await fs.rename(path.join(root, 'policies/p1/requirements.toml'), path.join(root, 'r.toml'));
+    await fs.symlink('../../r.toml', path.join(root, 'policies/p1/requirements.toml'));
+    expect(await problems(root)).toEqual([
+      expect.stringMatching(/^groups\.toml: is a symbolic link.* \[symlink\]$/),
+      expect.stringMatching(/^policies\/p1\/requirements\.toml: is a symbolic link.* \[symlink\]$/),
+    ]);
   });
 
   it('rejects symlinks, unsafe paths and a missing groups.toml', async () => {

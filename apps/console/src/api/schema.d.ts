@@ -773,7 +773,7 @@ export interface paths {
         };
         /**
          * One hook run
-         * @description The run's columns and the full record as uploaded.
+         * @description The run's columns and the full record as uploaded. Records are keyed by endpoint and id: when runs of several endpoints carry the id, pass `endpointId` (409 names them otherwise).
          */
         get: operations["HookRunsController_get"];
         put?: never;
@@ -1510,6 +1510,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -1565,6 +1566,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -1826,10 +1828,12 @@ export interface components {
         CreateReleaseDto: {
             /** @description Auto-pause above this apply-failure ratio */
             maxApplyFailureRate?: number;
-            /** @description Auto-pause above this ratio of hook runs that failed or timed out among those that ran under the new revision (skipped runs do not count). Unset: no hook gate */
+            /** @description Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate */
             maxHookFailureRate?: number;
-            /** @description Hook runs needed on the new revision before maxHookFailureRate can pause the rollout (default 20) */
+            /** @description Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate counts for the gate, as one reporting endpoint (default 20) */
             minHookRuns?: number;
+            /** @description Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint cannot pause a ring */
+            minReportingEndpoints?: number;
             /**
              * Format: uuid
              * @description The policy version to make current for the group
@@ -3062,6 +3066,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -3121,6 +3126,8 @@ export interface components {
                 endpointId: string;
                 hostname: string;
             }[];
+            /** @description The version can suppress hooks or turn them off and some endpoints have no current inventory: their impact is unknown (not zero), and the release needs the acknowledgement */
+            impactUnknown: boolean;
             missingManagedScripts: string[];
             perEndpoint: {
                 endpointId: string;
@@ -3186,6 +3193,7 @@ export interface components {
             maxApplyFailureRate: number;
             maxHookFailureRate: number | null;
             minHookRuns: number;
+            minReportingEndpoints: number;
             pausedReason: string | null;
             /**
              * Format: uuid
@@ -3217,12 +3225,43 @@ export interface components {
         };
         RolloutDto: {
             gate: {
+                /** @description Endpoints that applied the revision (the gate's population) */
+                appliedEndpoints: number;
                 applyFailureRate: number | null;
+                /** @description Endpoints offered the revision whose last status report is about it (the apply gate's population) */
                 endpointsOnRevision: number;
-                /** @description Failed or timed-out share of the hook runs that ran under the revision (null: none yet) */
+                /** @description The endpoints that applied the revision, worst failure rate first (at most 100) */
+                hookEndpoints: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    endpointId: string;
+                    /** @description Of those, failed or timed out */
+                    failed: number;
+                    /** @description failed / ran (null: no run yet) */
+                    failureRate: number | null;
+                    hostname: string;
+                    /** @description Runs that ran under the revision (skipped excluded) */
+                    ran: number;
+                    /** @description ran >= minHookRuns: its rate counts, weighing once */
+                    reporting: boolean;
+                }[];
+                /** @description Mean of the reporting endpoints' own failure rates (see hookFormula; null: none reports yet) */
                 hookFailureRate: number | null;
-                /** @description Hook runs that ran under the revision */
+                /** @description The hook failure rule, exactly */
+                hookFormula: string;
+                /** @description Why the hook rule closes the gate now, or null */
+                hookReason: string | null;
+                /** @description Runs stored under the revision that the gate does not count: from endpoints that never applied it (flagged as unserved_revision findings), revoked or moved out of the group */
+                hookRunsNotCounted: number;
+                /** @description Hook runs that ran under the revision on the endpoints that applied it (what the gate reads) */
                 hookRunsOnRevision: number;
+                maxHookFailureRate: number | null;
+                minHookRuns: number;
+                minReportingEndpoints: number;
+                /** @description Of those, the ones with at least minHookRuns runs */
+                reportingEndpoints: number;
             };
             release: {
                 /**
@@ -3253,6 +3292,7 @@ export interface components {
                 maxApplyFailureRate: number;
                 maxHookFailureRate: number | null;
                 minHookRuns: number;
+                minReportingEndpoints: number;
                 pausedReason: string | null;
                 /**
                  * Format: uuid
@@ -4192,6 +4232,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4421,6 +4470,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4527,6 +4585,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4579,6 +4646,15 @@ export interface operations {
             };
             /** @description The credential is valid but its role may not use this operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4827,8 +4903,26 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutResultDto"];
                 };
             };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Authenticated, but not allowed (role, CSRF token, or not a signed-in person) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4911,7 +5005,7 @@ export interface operations {
     SsoController_login: {
         parameters: {
             query?: {
-                /** @description Path to open after sign-in (default `/console/`) */
+                /** @description Path to open after sign-in (default `/console/`), normalised: dot segments resolved, repeated slashes collapsed; one climbing above `/` or out of the `/console/` it names is refused */
                 returnTo?: string;
             };
             header?: never;
@@ -5152,6 +5246,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5289,6 +5392,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5358,6 +5470,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5441,6 +5562,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5501,6 +5631,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5574,6 +5713,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5593,7 +5741,7 @@ export interface operations {
                 endpointId?: string;
                 groupId?: string;
                 includeResolved?: "true" | "false";
-                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined" | "duplicate_machine_id";
+                kind?: "missing_range" | "broken_link" | "dropped" | "quarantined" | "unserved_revision" | "duplicate_machine_id";
                 /** @description Page size (1–200, default 50) */
                 limit?: number;
             };
@@ -5769,6 +5917,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5899,6 +6056,15 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6114,6 +6280,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6342,6 +6517,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6486,6 +6670,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6583,7 +6776,10 @@ export interface operations {
     };
     HookRunsController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The endpoint that uploaded the run (a record is keyed by endpoint and id; needed when ids collide) */
+                endpointId?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -6628,11 +6824,20 @@ export interface operations {
                 };
             };
             /**
-             * @description No run with this id.
+             * @description No run with this id (of this endpoint).
              *
              *     The resource does not exist.
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7047,6 +7252,15 @@ export interface operations {
             };
             /** @description The credential is valid but its role may not use this operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7472,6 +7686,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this client (see Retry-After) */
             429: {
                 headers: {
@@ -7663,6 +7886,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7892,6 +8124,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8061,6 +8302,15 @@ export interface operations {
             };
             /** @description The If-Match precondition failed. */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8365,6 +8615,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8507,6 +8766,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8575,6 +8843,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8661,6 +8938,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8729,6 +9015,15 @@ export interface operations {
             };
             /** @description Conflicts with the current state; the message (and `error.details`) say why. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9052,6 +9347,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -9133,6 +9437,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -9207,6 +9520,15 @@ export interface operations {
              *     Conflicts with the current state; the message (and `error.details`) say why.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9378,6 +9700,15 @@ export interface operations {
             };
             /** @description The credential is valid but its role may not use this operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api, unwrap } from '../api/client';
 import { Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
-import { Link } from '../router';
+import { Link, useLocation } from '../router';
 
 // A field as text (null when absent or empty; objects and arrays as JSON).
 function val(x: unknown): string | null {
@@ -13,9 +13,12 @@ function val(x: unknown): string | null {
 
 export default function HookRun({ params }: { params: Record<string, string> }) {
   const id = params.id!;
+  // Records are keyed by endpoint and id: the list links name the endpoint.
+  const endpointId = useLocation().query.get('endpointId') ?? undefined;
   const q = useQuery({
-    queryKey: ['hook-run', id],
-    queryFn: () => unwrap(api.GET('/v1/hook-runs/{id}', { params: { path: { id } } })),
+    queryKey: ['hook-run', id, endpointId],
+    queryFn: () =>
+      unwrap(api.GET('/v1/hook-runs/{id}', { params: { path: { id }, query: endpointId ? { endpointId } : {} } })),
   });
   if (q.isPending) return <Loading what="record" />;
   if (q.error) return <ErrorBox error={q.error} />;

@@ -25,7 +25,10 @@ export function RunsTable({ items }: { items: RunRow[] }) {
         {items.map((r) => (
           <tr key={r.id} data-run={r.id}>
             <td>
-              <Link to={`/hook-runs/${r.id}`} aria-label={`Run ${r.event} ${r.hookKey} at ${r.startedAt}`}>
+              <Link
+                to={`/hook-runs/${r.id}?endpointId=${r.endpointId}`}
+                aria-label={`Run ${r.event} ${r.hookKey} at ${r.startedAt}`}
+              >
                 <When at={r.startedAt} />
               </Link>
             </td>

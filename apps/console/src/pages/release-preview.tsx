@@ -71,9 +71,20 @@ export function PreviewPanel({
             </tr>
           </tbody>
         </table>
-      ) : (
-        <p className="ok-line">No running user, project, session or plugin hook is suppressed.</p>
+      ) : preview.impactUnknown && preview.endpoints.known === 0 ? null : (
+        <p className="ok-line">
+          No running user, project, session or plugin hook is suppressed
+          {preview.impactUnknown ? ` on the ${preview.endpoints.known} with a recent inventory` : ''}.
+        </p>
       )}
+      {preview.impactUnknown ? (
+        <p className="notice" data-testid="preview-impact-unknown">
+          <Badge value="impact unknown" tone="warn" />{' '}
+          {preview.endpoints.known === 0
+            ? `None of the ${preview.endpoints.unknown} endpoints has reported a recent inventory: what this release suppresses there is unknown, not none.`
+            : `On ${preview.endpoints.unknown} endpoint${preview.endpoints.unknown === 1 ? '' : 's'} without a recent inventory the impact is unknown, not none.`}
+        </p>
+      ) : null}
       {preview.hooksTurnedOff.length > 0 ? (
         <>
           <h3>

@@ -91,14 +91,39 @@ export default function Rollout({ params }: { params: Record<string, string> }) 
                 '(no hook gate)'
               ) : (
                 <>
-                  (pauses above <Percent value={release.maxHookFailureRate} /> after {release.minHookRuns} runs)
+                  (mean of each reporting endpoint&apos;s own rate; pauses above{' '}
+                  <Percent value={release.maxHookFailureRate} /> once {release.minReportingEndpoints} endpoints with{' '}
+                  {release.minHookRuns}+ runs report)
                 </>
               )}
             </dd>
             <dt>Endpoints on this revision</dt>
             <dd>{gate.endpointsOnRevision}</dd>
+            <dt>Reporting endpoints</dt>
+            <dd>
+              {gate.reportingEndpoints} of {gate.appliedEndpoints} that applied it
+            </dd>
             <dt>Hook runs on this revision</dt>
-            <dd>{gate.hookRunsOnRevision}</dd>
+            <dd>
+              {gate.hookRunsOnRevision}
+              {gate.hookRunsNotCounted > 0 ? ` (${gate.hookRunsNotCounted} more not counted: never served)` : ''}
+            </dd>
+            {gate.hookEndpoints.some((e) => e.reporting) ? (
+              <>
+                <dt>Worst endpoints</dt>
+                <dd>
+                  {gate.hookEndpoints
+                    .filter((e) => e.reporting)
+                    .slice(0, 3)
+                    .map((e) => (
+                      <div key={e.endpointId}>
+                        <Link to={`/endpoints/${e.endpointId}`}>{e.hostname}</Link> <Percent value={e.failureRate} /> (
+                        {e.failed}/{e.ran})
+                      </div>
+                    ))}
+                </dd>
+              </>
+            ) : null}
           </dl>
         </Card>
         <Card title="Release">

@@ -39,7 +39,9 @@ async function readStdin(): Promise<string> {
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  // A UTF-8 byte-order mark (PowerShell and Notepad write one) is not part of the JSON.
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Writes to fd 1 or 2 synchronously; falls back to the stream when the descriptor is non-blocking and full. */

@@ -4,10 +4,13 @@ import { isHookEvent } from '../config/events';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../config/json-located';
 import { dispatch } from '../engine/dispatch';
 import { explain } from '../engine/explain';
+import { commandFor } from '../run/shell';
 import { SpoolSink } from '../record/spool';
 import type { Discovery, HookEvent } from '../types';
 import { HOOK_CORE_VERSION } from '../version';
-import { capturePolicy, discoverFor, withLocations, type CliOptions } from './options';
+import { capturePolicy, discoverFor, discoverOptions, withLocations, type CliOptions } from './options';
+import { managedRequirementsPath } from '../config/discover';
+import { holdManagedLayer } from '../config/layer-gate';
 import { registerManagementCommands } from './manage';
 import { CliError, EXIT, processIo, type CliIo, type CliState } from './common';
 
@@ -19,15 +22,15 @@ function eventArg(name: string): HookEvent {
   return name;
 }
 
-/** Human listing of a discovery (the spec's /hooks view). */
-export function renderList(d: Discovery): string {
+/** Human listing of a discovery (the spec's /hooks view); each hook shows the command it runs on `platform`. */
+export function renderList(d: Discovery, platform: NodeJS.Platform = process.platform): string {
   const lines: string[] = [`hooks: ${d.hooksEnabled ? 'on' : 'off'} (${d.featureReason})`];
   for (const h of d.hooks) {
     const status =
       h.error !== undefined ? `${h.trust}, unreadable` : h.unsupported ? `${h.trust}, unsupported` : h.trust;
     lines.push(
       `${status.padEnd(10)} ${h.event.padEnd(17)} ${JSON.stringify(h.matcher ?? null).padEnd(16)} ${h.layer.padEnd(8)} ${h.key}`,
-      `           ${h.hash}  ${h.handler.command ?? `(${h.handler.type})`}${h.unsupported ? `  [${h.unsupported}]` : ''}`,
+      `           ${h.hash}  ${commandFor(h, platform) || `(${h.handler.type})`}${h.unsupported ? `  [${h.unsupported}]` : ''}`,
     );
     if (h.error !== undefined) lines.push(`           error: ${h.error} (never runs; recorded as failed)`);
   }
@@ -115,22 +118,28 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
       const raw = input as Record<string, unknown>;
       if (opts.cwd !== undefined && raw.cwd === undefined) raw.cwd = opts.cwd;
       const cwd = typeof raw.cwd === 'string' ? raw.cwd : process.cwd();
-      const discovery = discoverFor(opts, cwd);
-      const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
-      const policy = { revision, digest: discovery.managed?.digest ?? null };
-      const result = await dispatch(event, raw, {
-        discovery,
-        bypassTrust: opts.dangerouslyBypassHookTrust,
-        tempDir: opts.tempDir,
-        sink: opts.spool ? new SpoolSink(opts.spool, { policy }) : undefined,
-        capture: capturePolicy(opts),
-        policy,
-        runner: { loginShell: opts.loginShell },
-      });
-      for (const w of result.warnings)
-        if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))
-          io.err(`zerotwo-hooks: warning: ${w}\n`);
-      io.out(JSON.stringify(result) + '\n');
+      // Hold the managed layer (where the agent switches it in place) from before its check until the hooks are done.
+      const hold = holdManagedLayer(managedRequirementsPath(discoverOptions(opts, cwd)));
+      try {
+        const discovery = discoverFor(opts, cwd);
+        const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
+        const policy = { revision, digest: discovery.managed?.digest ?? null };
+        const result = await dispatch(event, raw, {
+          discovery,
+          bypassTrust: opts.dangerouslyBypassHookTrust,
+          tempDir: opts.tempDir,
+          sink: opts.spool ? new SpoolSink(opts.spool, { policy }) : undefined,
+          capture: capturePolicy(opts),
+          policy,
+          runner: { loginShell: opts.loginShell },
+        });
+        for (const w of result.warnings)
+          if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))
+            io.err(`zerotwo-hooks: warning: ${w}\n`);
+        io.out(JSON.stringify(result) + '\n');
+      } finally {
+        hold.release();
+      }
     });
 
   registerManagementCommands(program, io, state);

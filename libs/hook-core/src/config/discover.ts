@@ -5,6 +5,7 @@ import type { PolicyDocument } from '../policy/schema';
 import { hookHash, hookKey } from '../trust/hash';
 import { isProjectTrusted, readTrustState, trustStatusOf, type TrustState } from '../trust/state';
 import { DiagnosticCollector } from './diagnostics';
+import { managedLayerProblem } from './layer-gate';
 import { nodeFs, pathApiFor, resolveLocations, findGitRoot, type DiscoveryFs, type PathApi } from './env';
 import { EVENT_SPEC } from '../event-spec';
 import { appliedTimeoutSec, normalizeTimeout } from './events';
@@ -109,6 +110,7 @@ function loadManaged(
   path: string,
   diags: ConfigDiagnostic[],
 ): ManagedLayer | { failure: string } | undefined {
+  const gated = fs === nodeFs; // the agent's layer gate lives on the real disk
   let text: string | undefined;
   try {
     text = fs.readFile(path);
@@ -118,6 +120,11 @@ function loadManaged(
     return { failure: msg };
   }
   if (text === undefined) return undefined;
+  const gate = gated ? managedLayerProblem(path, text) : null;
+  if (gate !== null) {
+    diags.push({ severity: 'error', code: 'managed_layer_unavailable', message: gate, file: path });
+    return { failure: gate };
+  }
   const reading = readManagedRequirements(text, path);
   diags.push(...reading.diagnostics);
   if (!reading.ok) return { failure: reading.failure };
@@ -218,6 +225,19 @@ function skipReasonOf(h: DiscoveredHook, enabled: boolean, featureReason: string
   return h.trust === 'modified'
     ? 'changed since it was trusted: review and trust it again'
     : 'not trusted yet: review and trust it';
+}
+
+/** The requirements.toml discovery reads for these options (undefined when the managed layer is off). */
+export function managedRequirementsPath(options: DiscoverOptions = {}): string | undefined {
+  if (options.requirementsPath === null) return undefined;
+  return resolveLocations({
+    platform: options.platform ?? process.platform,
+    env: options.env ?? process.env,
+    home: options.home,
+    homeDir: options.homeDir,
+    systemDir: options.systemDir,
+    requirementsPath: options.requirementsPath ?? undefined,
+  }).requirementsPath;
 }
 
 /** Discovers hooks from every layer. Listing order: managed, system, user, project, session, plugins. */

@@ -23,3 +23,12 @@ export type { PluginSpec } from './plugins';
 export { formatPath } from './diagnostics';
 export { lintFile, lintText, lintKindOf, HOOK_DROPPING_CODES, type LintKind } from './lint';
 export { MAX_JSON_DEPTH } from './json-located';
+export {
+  LAYER_DIR_NAME,
+  LAYER_STATE_FILE,
+  LAYER_READERS_DIR,
+  managedLayerProblem,
+  holdManagedLayer,
+  type LayerGateState,
+} from './layer-gate';
+export { parseTomlLocated, type TomlParseResult } from './toml-located';

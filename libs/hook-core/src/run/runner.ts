@@ -1,5 +1,5 @@
 // Runs one hook command: shell spawn in its own process group, stdin, capped capture, timeout with group kill.
-import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFile, spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { shellInvocation, type ShellOptions } from './shell';
 
 /** Injectable clock: wall time (epoch ms) and a monotonic timer (ms). */
@@ -85,6 +85,57 @@ class Capture {
   }
 }
 
+/** Parent → children of every process, from `wmic process get ParentProcessId,ProcessId` (UTF-16 or 8-bit text). */
+export function parseProcessTable(out: Buffer): Map<number, number[]> {
+  const utf16 = (out[0] === 0xff && out[1] === 0xfe) || (out.length > 1 && out[1] === 0);
+  const text = out.toString(utf16 ? 'utf16le' : 'latin1');
+  const children = new Map<number, number[]>();
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line);
+    if (!m) continue;
+    const parent = Number(m[1]);
+    const list = children.get(parent) ?? [];
+    list.push(Number(m[2]));
+    children.set(parent, list);
+  }
+  return children;
+}
+
+/** Every descendant of `root` in a parent → children table (cycles and pid reuse cannot loop). */
+export function descendantsOf(root: number, children: Map<number, number[]>): number[] {
+  const out: number[] = [];
+  const seen = new Set([root]);
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const c of children.get(queue.shift()!) ?? []) {
+      if (seen.has(c)) continue;
+      seen.add(c);
+      out.push(c);
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+/** Ends a Windows process tree without taskkill /T: lists processes (wmic), terminates the descendants, then the shell. */
+function killTreeByWalk(child: ChildProcess, pid: number): void {
+  execFile(
+    'wmic',
+    ['process', 'get', 'ParentProcessId,ProcessId'],
+    { encoding: 'buffer', windowsHide: true, timeout: 10_000, maxBuffer: 4 << 20 },
+    (_err, stdout) => {
+      for (const p of stdout && stdout.length > 0 ? descendantsOf(pid, parseProcessTable(stdout)) : []) {
+        try {
+          process.kill(p);
+        } catch {
+          // already gone
+        }
+      }
+      if (child.exitCode === null) child.kill();
+    },
+  );
+}
+
 /** Signal a whole process group (POSIX) or process tree (Windows, via taskkill), falling back to the child alone. */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boolean): void {
   if (child.pid === undefined) return;
@@ -92,10 +143,13 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boole
     // Rare path (timeouts only): an extra process is acceptable here.
     if (signal === 'SIGKILL') return;
     try {
-      nodeSpawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
-        'error',
-        () => child.kill(),
-      );
+      // taskkill /T /F ends the shell and every process it started; where /T is missing (Wine), the tree is walked.
+      const pid = child.pid;
+      nodeSpawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true })
+        .on('error', () => killTreeByWalk(child, pid))
+        .on('exit', (code) => {
+          if (code !== 0) killTreeByWalk(child, pid);
+        });
     } catch {
       child.kill();
     }
@@ -110,6 +164,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals, isWindows: boole
       // already gone
     }
   }
+}
+
+/** Output of a Windows hook as the parser expects it: no UTF-8 byte-order mark, LF line ends (CRLF from cmd.exe). */
+export function windowsText(text: string, isWindows: boolean): string {
+  if (!isWindows) return text;
+  return (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n/g, '\n');
 }
 
 /** Longest delay Node's timers take (2^31 − 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
@@ -155,8 +215,8 @@ export function runCommand(req: RunRequest, options: RunnerOptions = {}): Promis
         exitCode,
         signal,
         timedOut,
-        stdout: out.text(),
-        stderr: err.text(),
+        stdout: windowsText(out.text(), isWindows),
+        stderr: windowsText(err.text(), isWindows),
         stdoutTruncated: out.truncated,
         stderrTruncated: err.truncated,
         ...(spawnError !== undefined ? { spawnError } : {}),

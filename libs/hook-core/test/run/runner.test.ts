@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pluginEnv, runCommand, shellInvocation, substitutePluginVars } from '@hookwarden/hook-core';
+import { descendantsOf, parseProcessTable } from '../../src/run/runner';
 
 const fx = (name: string): string => join(__dirname, '..', 'fixtures', name);
 const cwd = tmpdir();
@@ -113,5 +114,17 @@ describe('plugin variables', () => {
     });
     expect(r.stdout).toContain('PLUGIN_ROOT=/opt/plug in\n');
     expect(r.stdout).toContain('CLAUDE_PLUGIN_DATA=/var/plug-data\n');
+  });
+});
+
+describe('Windows process tree walk (where taskkill /T is missing)', () => {
+  it('parses wmic output in UTF-16 or 8-bit text and finds every descendant once', () => {
+    const text = 'ParentProcessId  ProcessId\r\n0  4\r\n4  10\r\n10  11\r\n11  12\r\n10  13\r\n99  100\r\n12  10\r\n';
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    for (const buf of [utf16, Buffer.from(text, 'latin1')]) {
+      const table = parseProcessTable(buf);
+      expect(descendantsOf(10, table).sort((a, b) => a - b)).toEqual([11, 12, 13]);
+      expect(descendantsOf(100, table)).toEqual([]);
+    }
   });
 });
