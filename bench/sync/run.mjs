@@ -2,7 +2,15 @@
 // holding them, and authenticated 304 revalidation throughput vs nginx serving the same bundle with an ETag.
 // Run with `npm run bench:sync` after `npm run build`. Loopback only. Needs nginx and wrk (apt-get install nginx wrk).
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import {
+  contentDigest,
+  endpointKeyId,
+  endpointPublicKeyPem,
+  newSessionEphemeral,
+  openSessionKey,
+  signRequest,
+} from '@hookwarden/hook-core';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,9 +87,11 @@ function startLoad() {
   };
 }
 
-// Requests/sec from wrk against a URL with headers.
-function wrk(url, headers) {
-  const args = ['-t2', '-c100', `-d${WRK_SECONDS}s`, ...headers.flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+// Requests/sec from wrk against a URL with headers (or a Lua script and its arguments).
+function wrk(url, headers, script = null) {
+  const args = ['-t2', '-c100', `-d${WRK_SECONDS}s`, ...headers.flatMap(([k, v]) => ['-H', `${k}: ${v}`])];
+  if (script) args.push('-s', script.file, url, '--', ...script.args);
+  else args.push(url);
   const out = execFileSync('wrk', args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
@@ -220,6 +230,49 @@ async function main() {
     ['Authorization', `Bearer ${sample.cred}`],
     ['If-None-Match', etag],
   ]);
+  // Signed 304s: a keyed endpoint of the same group opens a session; every request is pre-signed with its own nonce
+  // (wrk's Lua script reads them, one file per thread), and a control run builds its requests in Lua the same way
+  // with the legacy bearer, so the difference is the signature check.
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const keyId = endpointKeyId(publicKey);
+  await sql(
+    dbUrl(dbName),
+    `INSERT INTO endpoints (id, group_id, machine_id, hostname, platform, agent_version, public_key, key_id, key_at)
+     VALUES (gen_random_uuid(), $1::uuid, 'bench-signed', 'bench-signed', 'linux', '0.1.0', $2, $3, now())`,
+    [sample.group.id, endpointPublicKeyPem(publicKey), keyId],
+  );
+  const eph = newSessionEphemeral();
+  const sbody = JSON.stringify({ ephemeralKey: eph.publicKey });
+  const sres = await fetch(`${base}/v1/agent/session`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...signRequest(
+        { method: 'POST', target: '/v1/agent/session', body: sbody },
+        { alg: 'ed25519', keyid: keyId, privateKey },
+      ),
+    },
+    body: sbody,
+  });
+  if (sres.status !== 200) throw new Error(`POST /v1/agent/session: ${sres.status} ${await sres.text()}`);
+  const session = await sres.json();
+  const skey = openSessionKey(session.sealedKey, eph, session.sessionId);
+  const perThread = Number(process.env.BENCH_SIGNED_PER_THREAD ?? WRK_SECONDS * 25_000);
+  const prefix = path.join(tmp, 'signed');
+  for (let t = 0; t < 2; t++) {
+    const out = [];
+    for (let i = 0; i < perThread; i++) {
+      const h = signRequest(
+        { method: 'GET', target: '/v1/agent/bundle' },
+        { alg: 'hmac-sha256', keyid: session.sessionId, secret: skey },
+      );
+      out.push(`${h['signature-input']}\t${h.signature}`);
+    }
+    writeFileSync(`${prefix}.${t}`, out.join('\n') + '\n');
+  }
+  const lua = path.join(root, 'bench/sync/signed-304.lua');
+  const signedWrk = wrk(`${base}/v1/agent/bundle`, [], { file: lua, args: [prefix, etag, contentDigest()] });
+  const luaBearerWrk = wrk(`${base}/v1/agent/bundle`, [], { file: lua, args: [prefix, etag, sample.cred, 'plain'] });
   const healthWrk = wrk(`${base}/healthz`, []);
   const plainPort = await freePort();
   const plain = spawnWithLimit(`${process.execPath} bench/sync/bare-server.mjs`, {
@@ -256,7 +309,13 @@ async function main() {
   lines.push('');
   lines.push(`| 304 revalidation (wrk -t2 -c100 -d${WRK_SECONDS}s) | req/s | non-304 |`);
   lines.push('|---|---|---|');
-  lines.push(`| API GET /v1/agent/bundle with agent auth | ${f(apiWrk.rps)} | ${apiWrk.non2xx ? 'n/a' : 0} |`);
+  lines.push(`| API GET /v1/agent/bundle, legacy bearer (static wrk headers) | ${f(apiWrk.rps)} | ${apiWrk.non2xx} |`);
+  lines.push(
+    `| API GET /v1/agent/bundle, legacy bearer (requests built in Lua: the control) | ${f(luaBearerWrk.rps)} | ${luaBearerWrk.non2xx} |`,
+  );
+  lines.push(
+    `| API GET /v1/agent/bundle, signed session request (HMAC, fresh nonce each, Lua) | ${f(signedWrk.rps)} | ${signedWrk.non2xx} |`,
+  );
   lines.push(`| (reference) API GET /healthz, a Nest route without auth, 200 | ${f(healthWrk.rps)} | |`);
   lines.push(`| (reference) bare Node http answering 304, no auth | ${f(plainWrk.rps)} | |`);
   lines.push(`| nginx static file + ETag, 1 worker | ${f(ngx1Wrk.rps)} | |`);
@@ -266,6 +325,9 @@ async function main() {
     `API / nginx(1 worker) = ${(apiWrk.rps / ngx1Wrk.rps).toFixed(2)}×, API / nginx(auto) = ${(apiWrk.rps / ngxAWrk.rps).toFixed(2)}× (target ≥ 0.3×: ${apiWrk.rps / Math.max(ngx1Wrk.rps, ngxAWrk.rps) >= 0.3 ? 'met' : 'MISSED against the faster nginx'})`,
   );
   lines.push(`API / bare Node 304 = ${(apiWrk.rps / plainWrk.rps).toFixed(2)}×`);
+  lines.push(
+    `signed / bearer (same Lua request building) = ${(signedWrk.rps / luaBearerWrk.rps).toFixed(2)}× (signature check cost ≤ 10%: ${signedWrk.rps / luaBearerWrk.rps >= 0.9 ? 'met' : 'MISSED'}); signed / nginx(1 worker) = ${(signedWrk.rps / ngx1Wrk.rps).toFixed(2)}×, signed / nginx(auto) = ${(signedWrk.rps / ngxAWrk.rps).toFixed(2)}×`,
+  );
   lines.push(
     `API RSS after the runs: ${f(idleRss)} MB; machine load average during the run: ${os
       .loadavg()

@@ -7,6 +7,7 @@ import { presentedCredential } from '../../apps/api/src/auth/credential-sources'
 import { ConfigError, loadConfig } from '../../apps/api/src/config/config.schema';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
+import { enrollBody } from '../support/identity';
 import { ownedRedis } from '../support/redis-server';
 
 /** One request from a chosen loopback address (127.0.0.x are all local on Linux), without keep-alive. */
@@ -254,17 +255,18 @@ describe('every credential route counts failures', () => {
   });
 
   it('POST /v1/agent/enroll: bad secrets count, then 429; a valid secret still enrolls', async () => {
-    const body = { hostname: 'h', platform: 'linux', machineId: 'enroll-limit-machine-0001', agentVersion: '0.1.0' };
+    const machineId = 'enroll-limit-machine-0001';
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
       statuses.push(
         (
           await from(api.baseUrl, '127.0.0.32', 'POST', '/v1/agent/enroll', {
-            body: { ...body, secret: `hws_bad${i}` },
+            body: enrollBody(`hws_bad${i}`, { machineId }).body,
           })
         ).status,
       );
     }
+    const { secret: _none, ...body } = enrollBody('hws_bad', { machineId }).body;
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     // Bearer form counts too.
     const bearer = await from(api.baseUrl, '127.0.0.32', 'POST', '/v1/agent/enroll', { token: 'hws_bad', body });
@@ -277,10 +279,10 @@ describe('every credential route counts failures', () => {
     });
     expect(secret.status).toBe(201);
     const ok = await from(api.baseUrl, '127.0.0.32', 'POST', '/v1/agent/enroll', {
-      body: { ...body, secret: secret.body.secret },
+      body: enrollBody(secret.body.secret, { machineId }).body,
     });
     expect(ok.status).toBe(201);
-    expect(ok.body.credential).toMatch(/^hwe_/);
+    expect(ok.body).toMatchObject({ admission: 'active', reenrolled: false });
   });
 
   it('Nest routes (admin and agent): 401 up to the limit, then 429', async () => {

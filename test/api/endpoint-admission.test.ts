@@ -9,6 +9,7 @@ import { BundleCacheService } from '../../apps/api/src/agent/bundle-cache.servic
 import { insertPendingDuplicate } from '../support/admission';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
+import { enrollWithKey, type SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, query, requirementsToml } from '../support/sync-factories';
 
 let api: TestApi;
@@ -33,8 +34,11 @@ afterAll(async () => {
 const admin = (method: string, path: string, body?: unknown) =>
   call(api.baseUrl, method, path, { token: api.adminToken, body });
 const auditor = (method: string, path: string) => call(api.baseUrl, method, path, { token: auditorToken });
-const bundle = (base: string, credential: string, headers: Record<string, string> = {}) =>
-  call(base, 'GET', '/v1/agent/bundle', { token: credential, headers });
+// GET /v1/agent/bundle on an instance: signed by an enrolled endpoint, or with a (legacy) bearer credential.
+const bundle = (base: string, credential: string | SignedAgent, headers: Record<string, string> = {}) =>
+  typeof credential === 'string'
+    ? call(base, 'GET', '/v1/agent/bundle', { token: credential, headers })
+    : credential.call('GET', '/v1/agent/bundle', { headers, baseUrl: base });
 
 let seq = 0;
 // A group with an enrollment secret (`extra`: its limits).
@@ -45,18 +49,17 @@ async function groupWithSecret(extra: Record<string, unknown> = {}) {
   return { groupId, policyId, secret: res.body.secret as string, secretId: res.body.id as string };
 }
 
-// Enrolls a machine through the real enrollment route.
+// Enrolls a machine (with its own key) through the real enrollment route.
 async function enroll(secret: string, machineId = `adm-${process.pid}-${++seq}-machine`) {
-  return call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-    body: { secret, hostname: `host-${machineId}`, platform: 'linux', machineId, agentVersion: '0.1.0' },
-  });
+  const { res, agent } = await enrollWithKey(api.baseUrl, secret, { machineId, hostname: `host-${machineId}` });
+  return { ...res, agent };
 }
 
-// An enrolled endpoint: id and bearer credential.
-async function enrolled(secret: string): Promise<{ id: string; credential: string }> {
+// An enrolled endpoint: id and its signing agent.
+async function enrolled(secret: string): Promise<{ id: string; credential: SignedAgent }> {
   const res = await enroll(secret);
   expect(res.status).toBe(201);
-  return { id: res.body.endpointId, credential: res.body.credential };
+  return { id: res.body.endpointId, credential: res.agent! };
 }
 
 // The audit entries of one endpoint, oldest first.

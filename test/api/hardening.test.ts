@@ -6,6 +6,7 @@ import { mapDatabaseError } from '../../apps/api/src/common/db-errors';
 import { PrismaService } from '../../apps/api/src/prisma/prisma.service';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
+import { enrollAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
 
 let api: TestApi;
@@ -107,24 +108,15 @@ describe('bounded-depth JSON', () => {
       token: api.adminToken,
       body: { name: 'deep' },
     });
-    const enrolled = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-      body: {
-        secret: secret.body.secret,
-        hostname: 'd',
-        platform: 'linux',
-        machineId: 'deep-json-machine-1',
-        agentVersion: '0.1.0',
-      },
-    });
+    const agent = await enrollAgent(api.baseUrl, secret.body.secret, { machineId: 'deep-json-machine-1' });
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-    const upload = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', {
-      token: enrolled.body.credential,
+    const upload = await agent.call('POST', '/v1/agent/hook-runs', {
       body: deep,
+      headers: { 'content-type': 'application/json' },
     });
     expect(upload.status).toBe(400);
     expect(upload.body.error.code).toBe('bad_request');
-    const ndjson = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', {
-      token: enrolled.body.credential,
+    const ndjson = await agent.call('POST', '/v1/agent/hook-runs', {
       body: `{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}\n`,
       headers: { 'content-type': 'application/x-ndjson' },
     });

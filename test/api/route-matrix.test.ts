@@ -56,6 +56,8 @@ afterAll(async () => {
 function expected(route: AppRoute, caller: Caller): 401 | 403 | 'pass' {
   const rule = route.rule!;
   if (rule.kind === 'public') return 'pass';
+  // Only a request signed with an endpoint's own key opens a session: every bearer is refused.
+  if (rule.kind === 'agent-key') return 401;
   if (caller === 'anonymous' || caller === 'revoked' || caller === 'expired') return 401;
   if (rule.kind === 'agent') return caller === 'agent' ? 'pass' : 403;
   if (caller === 'agent') return 403;
@@ -114,7 +116,11 @@ describe('route × role matrix', () => {
           res.status < 500 && (want === 'pass' ? res.status !== 401 && res.status !== 403 : res.status === want);
         if (!ok) failures.push(`${route.method} ${route.path} as ${caller}: got ${res.status}, want ${want}`);
         if (res.status === 401 || res.status === 403) {
-          expect(res.body.error.code).toBe(res.status === 401 ? 'unauthorized' : 'forbidden');
+          // Agent routes tell a caller without a valid signature (or legacy bearer) to sign.
+          const agentRoute = route.rule.kind === 'agent' || route.rule.kind === 'agent-key';
+          expect(res.body.error.code).toBe(
+            res.status === 403 ? 'forbidden' : agentRoute ? 'signature_required' : 'unauthorized',
+          );
         }
       }
     }
@@ -142,7 +148,10 @@ describe('OpenAPI document', () => {
           /^30[23]$/.test(code),
       );
       if (!ok) problems.push(`${route.method} ${route.path}: no 2xx response schema`);
-      if (route.rule?.kind !== 'public' && !(op.security ?? []).some((s: any) => 'bearer' in s)) {
+      if (
+        route.rule?.kind !== 'public' &&
+        !(op.security ?? []).some((s: any) => 'bearer' in s || 'agentSignature' in s)
+      ) {
         problems.push(`${route.method} ${route.path}: no bearer security`);
       }
       if (route.takesBody && !op.requestBody) {

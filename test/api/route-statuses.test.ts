@@ -83,6 +83,8 @@ function callers(route: AppRoute): { right: Token | undefined; wrong: Token | un
   const rule = route.rule!;
   if (rule.kind === 'public') return { right: undefined, wrong: undefined };
   if (rule.kind === 'agent') return { right: 'agent', wrong: 'admin' };
+  // Only an endpoint key's own signature opens a session: no bearer is the right caller, an agent's is refused (401).
+  if (rule.kind === 'agent-key') return { right: undefined, wrong: 'agent' };
   const right = rule.roles.includes('admin') ? 'admin' : (rule.roles[0] as Token);
   return { right, wrong: rule.roles.includes('auditor') ? 'agent' : 'auditor' };
 }

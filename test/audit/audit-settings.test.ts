@@ -2,17 +2,18 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
-import { auditorToken, createEndpoints, type TestEndpoint } from '../support/audit-factories';
+import { auditorToken } from '../support/audit-factories';
+import { keyedEndpoints, type SignedAgent } from '../support/identity';
 import { call } from '../support/http';
 
 let api: TestApi;
 let auditor: string;
-let ep: TestEndpoint;
+let ep: SignedAgent;
 
 beforeAll(async () => {
   api = await startTestApi();
   auditor = await auditorToken(api);
-  [ep] = (await createEndpoints(api.db.url, 1)) as [TestEndpoint];
+  [ep] = (await keyedEndpoints(api, 1)) as [SignedAgent];
 });
 
 afterAll(async () => {
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 it('defaults to redacted excerpts, and an admin change reaches the agent and the audit log', async () => {
   const path = `/v1/groups/${ep.groupId}/audit-settings`;
-  const initial = await call(api.baseUrl, 'GET', '/v1/agent/audit-settings', { token: ep.credential });
+  const initial = await ep.call('GET', '/v1/agent/audit-settings');
   expect(initial.body).toEqual({
     capture: 'excerpts',
     maxExcerptBytes: 2048,
@@ -40,7 +41,7 @@ it('defaults to redacted excerpts, and an admin change reaches the agent and the
   const put = await call(api.baseUrl, 'PUT', path, { token: api.adminToken, body });
   expect(put.status).toBe(200);
   expect((await call(api.baseUrl, 'GET', path, { token: auditor })).body).toEqual(body);
-  expect((await call(api.baseUrl, 'GET', '/v1/agent/audit-settings', { token: ep.credential })).body).toEqual(body);
+  expect((await ep.call('GET', '/v1/agent/audit-settings')).body).toEqual(body);
   const bad = await call(api.baseUrl, 'PUT', path, { token: api.adminToken, body: { ...body, redactPatterns: ['('] } });
   expect(bad.status).toBe(400);
   expect(bad.body.error.message).toContain('redactPatterns[0]');

@@ -2,19 +2,19 @@
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { startTestApi } from '../support/api';
-import { chainedLines, createEndpoints, eventually } from '../support/audit-factories';
+import { chainedLines, eventually } from '../support/audit-factories';
+import { keyedEndpoints } from '../support/identity';
 import { startTestWorker } from '../support/worker';
 
 it('does not report out-of-order batches as gaps once the late records arrive (grace period)', async () => {
   const graceApi = await startTestApi({ HOOK_RUN_GAP_GRACE_SEC: '30' });
   const graceWorker = await startTestWorker(graceApi.config);
   try {
-    const [ep] = await createEndpoints(graceApi.db.url, 1);
+    const [ep] = await keyedEndpoints(graceApi, 1);
     const { lines } = chainedLines(6);
     const send = (ls: string[]) =>
-      fetch(`${graceApi.baseUrl}/v1/agent/hook-runs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ep!.credential}`, 'content-type': 'application/x-ndjson' },
+      ep!.call('POST', '/v1/agent/hook-runs', {
+        headers: { 'content-type': 'application/x-ndjson' },
         body: ls.join('\n'),
       });
     expect((await send(lines.slice(3))).status).toBe(202);

@@ -5,14 +5,8 @@ import pg from 'pg';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
-import {
-  auditorToken,
-  chainedLines,
-  createEndpoints,
-  eventually,
-  runRecord,
-  type TestEndpoint,
-} from '../support/audit-factories';
+import { auditorToken, chainedLines, eventually, runRecord } from '../support/audit-factories';
+import { keyedEndpoints, type SignedAgent } from '../support/identity';
 import { startTestWorker } from '../support/worker';
 import { call } from '../support/http';
 
@@ -20,14 +14,14 @@ let api: TestApi;
 let worker: INestApplicationContext;
 let db: pg.Pool;
 let auditor: string;
-let endpoints: TestEndpoint[];
+let endpoints: SignedAgent[];
 
 beforeAll(async () => {
   api = await startTestApi({ HOOK_RUN_GAP_GRACE_SEC: '0', HOOK_RUN_UPLOAD_MAX_BYTES: '200000', LOG_LEVEL: 'error' });
   worker = await startTestWorker(api.config);
   db = new pg.Pool({ connectionString: api.db.url, max: 2 });
   auditor = await auditorToken(api);
-  endpoints = await createEndpoints(api.db.url, 4);
+  endpoints = await keyedEndpoints(api, 4);
 });
 
 afterAll(async () => {
@@ -36,21 +30,13 @@ afterAll(async () => {
   await api?.close();
 });
 
-// Uploads NDJSON lines (gzip by default) with an endpoint credential.
-async function upload(ep: TestEndpoint, lines: string[], opts: { gzip?: boolean; dropped?: number } = {}) {
+// Uploads NDJSON lines (gzip by default) signed by an endpoint.
+async function upload(ep: SignedAgent, lines: string[], opts: { gzip?: boolean; dropped?: number } = {}) {
   const text = lines.join('\n') + '\n';
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${ep.credential}`,
-    'content-type': 'application/x-ndjson',
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/x-ndjson' };
   if (opts.gzip !== false) headers['content-encoding'] = 'gzip';
   if (opts.dropped !== undefined) headers['x-hookwarden-records-dropped'] = String(opts.dropped);
-  const res = await fetch(`${api.baseUrl}/v1/agent/hook-runs`, {
-    method: 'POST',
-    headers,
-    body: opts.gzip !== false ? gzipSync(text) : text,
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  return ep.call('POST', '/v1/agent/hook-runs', { headers, body: opts.gzip !== false ? gzipSync(text) : text });
 }
 
 // Counts stored rows of an endpoint.
@@ -106,7 +92,7 @@ describe('POST /v1/agent/hook-runs', () => {
   });
 
   it('stores text with backslashes, tabs, newlines and quotes exactly (the bulk COPY path escapes them)', async () => {
-    const [ep] = await createEndpoints(api.db.url, 1);
+    const [ep] = await keyedEndpoints(api, 1);
     const odd = 'C:\\tools\\x\ta "b"\nnext\r\\N';
     const rec = runRecord({ seq: 1, startedAt: new Date(), toolName: odd, sessionId: '\\N', stdout: odd });
     expect((await upload(ep!, [canonicalJson(rec)])).status).toBe(202);
@@ -149,7 +135,7 @@ describe('POST /v1/agent/hook-runs', () => {
     expect(anon.status).toBe(401);
     const ep = endpoints[3]!;
     const rec = { ...runRecord({ seq: 1 }), endpointId: endpoints[0]!.id };
-    const ok = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', { token: ep.credential, body: [rec] });
+    const ok = await ep.call('POST', '/v1/agent/hook-runs', { body: [rec] });
     expect(ok.status).toBe(202);
     await eventually(async () => (await countRows(ep.id)) === 1);
   });
@@ -157,24 +143,14 @@ describe('POST /v1/agent/hook-runs', () => {
   it('refuses a decompression bomb with 413 and an unknown encoding with 415', async () => {
     const ep = endpoints[3]!;
     const bomb = gzipSync(Buffer.alloc(5_000_000, 0x20));
-    const res = await fetch(`${api.baseUrl}/v1/agent/hook-runs`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${ep.credential}`,
-        'content-type': 'application/x-ndjson',
-        'content-encoding': 'gzip',
-      },
+    const res = await ep.call('POST', '/v1/agent/hook-runs', {
+      headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
       body: bomb,
     });
     expect(bomb.length).toBeLessThan(200_000);
     expect(res.status).toBe(413);
-    const br = await fetch(`${api.baseUrl}/v1/agent/hook-runs`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${ep.credential}`,
-        'content-type': 'application/x-ndjson',
-        'content-encoding': 'br',
-      },
+    const br = await ep.call('POST', '/v1/agent/hook-runs', {
+      headers: { 'content-type': 'application/x-ndjson', 'content-encoding': 'br' },
       body: 'x',
     });
     expect(br.status).toBe(415);
@@ -186,7 +162,7 @@ describe('POST /v1/agent/hook-runs', () => {
 
 describe('chain continuity', () => {
   it('records a missing range when a record never arrives, and a broken link when a record was altered', async () => {
-    const [ep] = await createEndpoints(api.db.url, 1);
+    const [ep] = await keyedEndpoints(api, 1);
     const { lines } = chainedLines(10);
     // seq 4 is lost; seq 8 was edited after the next record hashed it.
     const edited = JSON.parse(lines[7]!) as Record<string, unknown>;
@@ -205,7 +181,7 @@ describe('chain continuity', () => {
   });
 
   it('records records the spool dropped (cap reached) as a dropped finding, keeping the chain link', async () => {
-    const [ep] = await createEndpoints(api.db.url, 1);
+    const [ep] = await keyedEndpoints(api, 1);
     const { lines, lastHash } = chainedLines(2);
     // The spool dropped seq 3..5; record 6 carries the gap and links to record 2 (the last one written).
     const next = canonicalJson(runRecord({ seq: 6, prevHash: lastHash, gap: { dropped: 3, fromSeq: 3, toSeq: 5 } }));

@@ -10,6 +10,7 @@ import { startTestApi, type TestApi } from '../support/api';
 import { auditorToken } from '../support/audit-factories';
 import { runCli } from '../support/cli';
 import { call } from '../support/http';
+import { enrollWithKey } from '../support/identity';
 
 let api: TestApi;
 let tmp: string;
@@ -27,9 +28,7 @@ let seq = 0;
 // Enrolls a machine through the real route; returns its endpoint id.
 async function enroll(): Promise<string> {
   const machineId = `cli-adm-${process.pid}-${++seq}-machine`;
-  const res = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-    body: { secret, hostname: `host-${seq}`, platform: 'linux', machineId, agentVersion: '0.1.0' },
-  });
+  const { res } = await enrollWithKey(api.baseUrl, secret, { machineId, hostname: `host-${seq}` });
   expect(res.status).toBe(201);
   return res.body.endpointId;
 }
@@ -127,9 +126,7 @@ describe('endpoints admission commands', () => {
     expect(created.code, created.stderr).toBe(0);
     const s = JSON.parse(created.stdout);
     expect(s).toMatchObject({ maxUses: 2, uses: 0, expiresAt: '2099-01-31T00:00:00.000Z' });
-    const res = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-      body: { secret: s.secret, hostname: 'h', platform: 'linux', machineId: 'cli-limited-machine', agentVersion: '1' },
-    });
+    const { res } = await enrollWithKey(api.baseUrl, s.secret, { hostname: 'h', machineId: 'cli-limited-machine' });
     expect(res.status).toBe(201);
     const list = await cli(['enrollment-secrets', 'list', 'adm-group']);
     expect(list.code, list.stderr).toBe(0);

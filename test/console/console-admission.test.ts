@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPendingDuplicate, type PendingDuplicate } from '../support/admission';
+import { enrollWithKey, type SignedAgent } from '../support/identity';
 import { startTestApi, type TestApi } from '../support/api';
 import { launchBrowser, type TestBrowser, watchProblems } from '../support/browser';
 import { call } from '../support/http';
@@ -24,7 +25,7 @@ let auditorToken: string;
 let small: { id: string; secret: string };
 let large: { id: string; secret: string };
 /** Enrolled endpoints: `a` is duplicated (then retired), `c` duplicated (kept), `b` revoked. */
-const ep: Record<'a' | 'b' | 'c', { id: string; credential: string; hostname: string }> = {} as never;
+const ep: Record<'a' | 'b' | 'c', { id: string; credential: SignedAgent; hostname: string }> = {} as never;
 let p1: PendingDuplicate;
 let p2: PendingDuplicate;
 
@@ -40,20 +41,15 @@ async function group(name: string) {
 
 // Enrolls a machine through the real route.
 async function enroll(secret: string, hostname: string) {
-  const res = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-    body: {
-      secret,
-      hostname,
-      platform: 'linux',
-      machineId: `console-adm-${hostname}-${process.pid}`,
-      agentVersion: '1',
-    },
+  const { res, agent } = await enrollWithKey(api.baseUrl, secret, {
+    hostname,
+    machineId: `console-adm-${hostname}-${process.pid}`,
   });
   expect(res.status).toBe(201);
-  return { id: res.body.endpointId as string, credential: res.body.credential as string, hostname };
+  return { id: res.body.endpointId as string, credential: agent!, hostname };
 }
 
-const agentBundle = (credential: string) => call(api.baseUrl, 'GET', '/v1/agent/bundle', { token: credential });
+const agentBundle = (agent: SignedAgent) => agent.call('GET', '/v1/agent/bundle');
 
 beforeAll(async () => {
   api = await startTestApi();

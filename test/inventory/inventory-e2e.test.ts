@@ -7,6 +7,8 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignedAgent } from '../support/identity';
+import { readEndpointKey } from '../../apps/agent-sync/src/state/endpoint-key';
 import { runAgent } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
@@ -260,20 +262,19 @@ describe('hook inventory', () => {
 
   it('refuses a forged, oversized or hostile inventory with a clear 400', async () => {
     const creds = JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8'));
-    const post = (body: Buffer, headers: Record<string, string> = {}) =>
-      fetch(`${api.baseUrl}/v1/agent/inventory`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${creds.credential}`,
-          'content-type': 'application/vnd.hookwarden.inventory+json',
-          ...headers,
-        },
+    // Signed as the agent signs: with a session of the endpoint key it made at enrollment.
+    const agent = new SignedAgent(api.baseUrl, creds.endpointId, creds.groupId, (await readEndpointKey(stateDir))!);
+    const post = async (body: Buffer, headers: Record<string, string> = {}) => {
+      const r = await agent.call('POST', '/v1/agent/inventory', {
         body,
+        headers: { 'content-type': 'application/vnd.hookwarden.inventory+json', ...headers },
       });
+      return { status: r.status, json: () => Promise.resolve(r.body) };
+    };
     const inv = await latest();
     const forged = await post(Buffer.from(JSON.stringify({ ...inv, hooksEnabled: !inv.hooksEnabled })));
     expect(forged.status).toBe(400);
-    expect(((await forged.json()) as any).error.details[0].path).toBe('$.digest');
+    expect((await forged.json()).error.details[0].path).toBe('$.digest');
     const deep = await post(Buffer.from('['.repeat(10_000) + ']'.repeat(10_000)));
     expect(deep.status).toBe(400);
     const bomb = await post(gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)), { 'content-encoding': 'gzip' });

@@ -10,6 +10,7 @@ import { runAgent } from '../support/agent';
 import { runCli } from '../support/cli';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
+import { enrollWithKey, type SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
 
 const MANAGED = '/opt/hw-skew-api';
@@ -20,7 +21,7 @@ let policyId: string;
 /** Enrolled and applied by a real agent process (reports contract CONTRACT_VERSION). */
 let current: string;
 /** Enrolled over HTTP and reporting status the way agents from before contract reporting do (no contractVersion). */
-let older: { endpointId: string; credential: string };
+let older: { endpointId: string; credential: SignedAgent };
 
 const admin = (method: string, p: string, body?: unknown) =>
   call(api.baseUrl, method, p, { token: api.adminToken, body });
@@ -45,19 +46,14 @@ beforeAll(async () => {
   expect(applied.code, applied.stderr).toBe(0);
   current = JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8')).endpointId;
 
-  const e = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-    body: {
-      secret,
-      hostname: 'old-laptop',
-      platform: 'linux',
-      machineId: `skew-older-${Date.now()}`,
-      agentVersion: '0.0.9',
-    },
+  const e = await enrollWithKey(api.baseUrl, secret, {
+    hostname: 'old-laptop',
+    machineId: `skew-older-${Date.now()}`,
+    agentVersion: '0.0.9',
   });
-  expect(e.status).toBe(201);
-  older = { endpointId: e.body.endpointId, credential: e.body.credential };
-  const st = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-    token: older.credential,
+  expect(e.res.status).toBe(201);
+  older = { endpointId: e.res.body.endpointId, credential: e.agent! };
+  const st = await older.credential.call('POST', '/v1/agent/status', {
     body: { state: 'applied', appliedRevision: null, appliedDigest: null, targetRevision: 1, agentVersion: '0.0.9' },
   });
   expect(st.status).toBe(200);
@@ -114,8 +110,7 @@ describe('agent and contract versions', () => {
     let p = await admin('GET', `/v1/groups/${groupId}/release-preview?policyVersionId=${flags.versionId}`);
     expect(p.body.agents).toEqual({ requiredContract: 1, reasons: [], outdated: [] });
     // The older agent now says it understands contract 1 only: still named for a version that needs 2.
-    const st = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-      token: older.credential,
+    const st = await older.credential.call('POST', '/v1/agent/status', {
       body: { state: 'applied', appliedRevision: null, appliedDigest: null, targetRevision: 1, contractVersion: 1 },
     });
     expect(st.status).toBe(200);
@@ -133,8 +128,7 @@ describe('agent and contract versions', () => {
   });
 
   it('a contract version that is not a positive integer is refused with a clear error', async () => {
-    const st = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-      token: older.credential,
+    const st = await older.credential.call('POST', '/v1/agent/status', {
       body: { state: 'applied', appliedRevision: null, appliedDigest: null, targetRevision: 1, contractVersion: 'two' },
     });
     expect(st.status).toBe(400);

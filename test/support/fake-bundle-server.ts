@@ -1,11 +1,13 @@
 // A tiny stand-in for the API's agent routes, serving whatever (possibly tampered) bundle a test sets.
-import { createHash, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { sealSessionKey } from '@hookwarden/hook-core';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Credentials, writeCredentials } from '../../apps/agent-sync/src/state/credentials';
+import { newEndpointKey, storeEndpointKey } from '../../apps/agent-sync/src/state/endpoint-key';
 
 export interface FakeFile {
   path: string;
@@ -80,6 +82,8 @@ export type FakeHandler = (req: http.IncomingMessage, res: http.ServerResponse, 
 export class FakeBundleServer {
   bundle: FakeBundle | null = null;
   readonly statuses: any[] = [];
+  /** Requests that carried a signature (agents sign every request with their session). */
+  signed = 0;
   /** Requests seen, as "METHOD /path", in order. */
   readonly requests: string[] = [];
   /** Overrides any route (return true when it answered). */
@@ -104,6 +108,22 @@ export class FakeBundleServer {
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
         this.requests.push(`${req.method} ${req.url}`);
+        if (typeof req.headers['signature-input'] === 'string') this.signed++;
+        // Sessions are answered before any hostile handler (the agent signs every request with one).
+        if (req.url === '/v1/agent/session' && req.method === 'POST' && !this.upstream) {
+          const sessionId = `hs1.fake.${randomBytes(8).toString('hex')}`;
+          let sealedKey;
+          try {
+            sealedKey = sealSessionKey(randomBytes(32), JSON.parse(body).ephemeralKey, sessionId);
+          } catch {
+            return void res.writeHead(400).end();
+          }
+          const expiresAt = new Date(Date.now() + 600_000).toISOString();
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ sessionId, expiresAt, sealedKey }));
+          return;
+        }
         if (this.handler?.(req, res, body)) return;
         if (req.url === '/v1/agent/keys' && this.keyList) {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.keyList));
@@ -136,7 +156,16 @@ export class FakeBundleServer {
   // Forwards a request to the upstream API and relays its answer.
   private async forward(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
     const headers: Record<string, string> = {};
-    for (const name of ['authorization', 'content-type', 'if-none-match', 'prefer', 'user-agent']) {
+    for (const name of [
+      'authorization',
+      'content-type',
+      'if-none-match',
+      'prefer',
+      'user-agent',
+      'content-digest',
+      'signature-input',
+      'signature',
+    ]) {
       const v = req.headers[name];
       if (typeof v === 'string') headers[name] = v;
     }
@@ -165,7 +194,7 @@ export class FakeBundleServer {
 }
 
 // A temp agent enrolled with the fake server (endpoint e1 of group g) and trusting `key`: a fresh temp directory with
-// an empty `root` and a `stateDir` holding its credentials; `extra` adds credential fields (e.g. keyListSequence).
+// an empty `root` and a `stateDir` holding its credentials and endpoint key; `extra` adds credential fields (e.g. keyListSequence).
 export async function fakeEnrolledAgent(
   server: FakeBundleServer,
   key: SigningKeyPair,
@@ -176,11 +205,12 @@ export async function fakeEnrolledAgent(
   const root = path.join(tmp, 'root');
   const stateDir = path.join(tmp, 'state');
   await fs.mkdir(root);
+  // The agent's own endpoint key (it signs with sessions the fake server opens).
+  await storeEndpointKey(stateDir, newEndpointKey());
   await writeCredentials(stateDir, {
     serverUrl: server.url,
     endpointId: 'e1',
     groupId: 'g',
-    credential: 'hwe_fake',
     machineId: 'machine-fake-1',
     publicKeys: [{ kid: key.kid, publicKeyPem: key.publicKeyPem }],
     enrolledAt: new Date().toISOString(),

@@ -233,12 +233,12 @@ describe('bundles bound to the endpoint', () => {
     hostile.handler = null;
   });
 
-  it('re-enrolling into another group is a move (epoch + 1)', async () => {
+  it('an endpoint never moves itself: re-enrolling into another group is refused (409); an admin move is epoch + 1', async () => {
     const A = await groupWithReleases('reenroll-a', 1);
     const B = await groupWithReleases('reenroll-b', 1);
     const a = await enroll(A.secret, 'reenroll');
     expect((await once(a)).code).toBe(0);
-    const r = await runAgent([
+    const refused = await runAgent([
       'enroll',
       '--server',
       api.baseUrl,
@@ -249,12 +249,21 @@ describe('bundles bound to the endpoint', () => {
       '--root',
       a.root,
     ]);
-    expect(r.code, r.stderr).toBe(0);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/409 .*never moves itself/);
+    // Still in A with its key (the refused enrollment stored nothing), still applying A's bundle.
+    expect(parseAssignment((await readCreds(a.stateDir)).assignment.statement)).toMatchObject({
+      groupId: A.groupId,
+      epoch: 1,
+    });
+    expect((await once(a)).code).toBe(0);
+    expect(await checkSh(a)).toBe('755:#!/bin/sh\necho reenroll-a-1\n');
+    expect((await admin('POST', `/v1/endpoints/${a.endpointId}/move`, { groupId: B.groupId })).status).toBe(200);
+    expect((await once(a)).code).toBe(0);
     expect(parseAssignment((await readCreds(a.stateDir)).assignment.statement)).toMatchObject({
       groupId: B.groupId,
       epoch: 2,
     });
-    expect((await once(a)).code).toBe(0);
     expect(await checkSh(a)).toBe('755:#!/bin/sh\necho reenroll-b-1\n');
   });
 });

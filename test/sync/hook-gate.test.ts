@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { eventually, runRecord } from '../support/audit-factories';
 import { call } from '../support/http';
+import { enrollAgent, type SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, query, requirementsToml } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
 
@@ -31,9 +32,9 @@ type RunStatus = 'ran' | 'skipped' | 'failed' | 'timed_out';
 const chains = new Map<string, { seq: number; prev: string | null }>();
 
 // Uploads hook runs of one endpoint stamped with a policy revision, as the agent does (NDJSON, chained).
-async function uploadRuns(credential: string, revision: number, statuses: RunStatus[]): Promise<void> {
+async function uploadRuns(credential: SignedAgent, revision: number, statuses: RunStatus[]): Promise<void> {
   if (statuses.length === 0) return;
-  const chain = chains.get(credential) ?? { seq: 1, prev: null };
+  const chain = chains.get(credential.endpointId) ?? { seq: 1, prev: null };
   const lines: string[] = [];
   for (const status of statuses) {
     const line = canonicalJson(
@@ -48,9 +49,8 @@ async function uploadRuns(credential: string, revision: number, statuses: RunSta
     chain.prev = sha256Hex(line);
     lines.push(line);
   }
-  chains.set(credential, chain);
-  const res = await call(api.baseUrl, 'POST', '/v1/agent/hook-runs', {
-    token: credential,
+  chains.set(credential.endpointId, chain);
+  const res = await credential.call('POST', '/v1/agent/hook-runs', {
     body: lines.join('\n') + '\n',
     headers: { 'content-type': 'application/x-ndjson' },
   });
@@ -61,7 +61,8 @@ async function uploadRuns(credential: string, revision: number, statuses: RunSta
 interface GateEndpoint {
   id: string;
   hostname: string;
-  credential: string;
+  /** Signs its requests with its own key (enrolled like the agent). */
+  credential: SignedAgent;
 }
 
 // A group with 20 enrolled endpoints, revision 1 released to all and revision 2 rolling out to half of them; every
@@ -76,11 +77,8 @@ async function stagedRollout(gate: {
   const enrolled: GateEndpoint[] = [];
   for (let i = 0; i < 20; i++) {
     const machineId = `machine-gate-${groupId.slice(0, 8)}-${i}-abcdef`;
-    const res = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-      body: { secret, hostname: `h${i}`, platform: 'linux', machineId, agentVersion: '0.1.0' },
-    });
-    expect(res.status).toBe(201);
-    enrolled.push({ id: res.body.endpointId, hostname: `h${i}`, credential: res.body.credential });
+    const agent = await enrollAgent(api.baseUrl, secret, { machineId, hostname: `h${i}` });
+    enrolled.push({ id: agent.endpointId, hostname: `h${i}`, credential: agent });
   }
   const v1 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v1'), []);
   expect((await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId })).status).toBe(201);
@@ -98,7 +96,7 @@ async function stagedRollout(gate: {
   const onOld: GateEndpoint[] = [];
   const digests = new Map<number, string>();
   for (const e of enrolled) {
-    const got = await call(api.baseUrl, 'GET', '/v1/agent/bundle', { token: e.credential });
+    const got = await e.credential.call('GET', '/v1/agent/bundle');
     digests.set(got.body.revision, got.body.digest);
     (got.body.revision === 2 ? onNew : onOld).push(e);
   }
@@ -109,8 +107,7 @@ async function stagedRollout(gate: {
 
 // Reports, as the agent does after its switch, that the endpoint applied `revision` (with that bundle's digest).
 async function reportApplied(e: GateEndpoint, revision: number, digest: string): Promise<void> {
-  const res = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-    token: e.credential,
+  const res = await e.credential.call('POST', '/v1/agent/status', {
     body: { state: 'applied', appliedRevision: revision, appliedDigest: digest, targetRevision: revision },
   });
   expect(res.status).toBe(200);
@@ -141,8 +138,7 @@ describe('hook failure rate gate', () => {
     const { release, onOld, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
     const intruder = onOld[0]!;
     // Claiming to have failed to apply revision 2 changes nothing (the apply gate alone would pause above 5%) ...
-    const failedReport = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-      token: intruder.credential,
+    const failedReport = await intruder.credential.call('POST', '/v1/agent/status', {
       body: { state: 'failed', appliedRevision: null, appliedDigest: null, targetRevision: 2, errors: ['forged'] },
     });
     expect(failedReport.status).toBe(200);

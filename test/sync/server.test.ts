@@ -4,6 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
+import { enrollWithKey, type SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, query, requirementsToml } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
 
@@ -30,19 +31,17 @@ async function secretFor(groupId: string, extra: Record<string, unknown> = {}): 
 }
 
 let machineSeq = 0;
-// Enrolls a fake machine; returns its credential and ids.
+// Enrolls a fake machine with its own key; returns the answer and the agent signing its requests.
 async function enroll(secret: string, machineId = `machine-${process.pid}-${++machineSeq}-abcdef`) {
-  const res = await call(api.baseUrl, 'POST', '/v1/agent/enroll', {
-    body: { secret, hostname: 'host-' + machineId, platform: 'linux', machineId, agentVersion: '0.1.0' },
-  });
-  return res;
+  const { res, agent } = await enrollWithKey(api.baseUrl, secret, { machineId, hostname: 'host-' + machineId });
+  return { status: res.status, body: { ...res.body, agent: agent! } };
 }
 
-const bundle = (credential: string, headers: Record<string, string> = {}) =>
-  call(api.baseUrl, 'GET', '/v1/agent/bundle', { token: credential, headers });
+const bundle = (agent: SignedAgent, headers: Record<string, string> = {}) =>
+  agent.call('GET', '/v1/agent/bundle', { headers });
 
 describe('enrollment', () => {
-  it('creates a secret shown once, enrolls, rotates the credential on re-enrollment, and audits', async () => {
+  it('creates a secret shown once, enrolls, re-keys on re-enrollment with the old key, and audits', async () => {
     const { groupId } = await createGroupWithPolicy(api);
     const secret = await secretFor(groupId);
     expect(secret).toMatch(/^hws_/);
@@ -52,21 +51,24 @@ describe('enrollment', () => {
 
     const first = await enroll(secret, 'machine-rotate-123456');
     expect(first.status).toBe(201);
-    expect(first.body.credential).toMatch(/^hwe_/);
+    expect(first.body).not.toHaveProperty('credential');
     expect(first.body.groupId).toBe(groupId);
     expect(first.body.publicKeys.length).toBeGreaterThanOrEqual(1);
-    expect((await bundle(first.body.credential)).status).toBe(204);
+    expect((await bundle(first.body.agent)).status).toBe(204);
 
-    const again = await enroll(secret, 'machine-rotate-123456');
-    expect(again.body.endpointId).toBe(first.body.endpointId);
-    expect(again.body.reenrolled).toBe(true);
-    expect((await bundle(first.body.credential)).status).toBe(401);
-    expect((await bundle(again.body.credential)).status).toBe(204);
+    const again = await enrollWithKey(api.baseUrl, secret, {
+      machineId: 'machine-rotate-123456',
+      previous: { endpointId: first.body.endpointId, key: first.body.agent.key },
+    });
+    expect(again.res.body.endpointId).toBe(first.body.endpointId);
+    expect(again.res.body.reenrolled).toBe(true);
+    expect((await bundle(first.body.agent)).status).toBe(401);
+    expect((await bundle(again.agent!)).status).toBe(204);
 
-    const stored = await query(api.db.url, 'SELECT credential_hash FROM endpoints WHERE id = $1', [
+    const stored = await query(api.db.url, 'SELECT credential_hash, key_id FROM endpoints WHERE id = $1', [
       first.body.endpointId,
     ]);
-    expect(stored[0].credential_hash).not.toContain(again.body.credential);
+    expect(stored[0]).toEqual({ credential_hash: null, key_id: again.key.keyId });
     const audit = await query(
       api.db.url,
       `SELECT action FROM audit_log WHERE action LIKE 'enrollment_secret.%' OR action LIKE 'endpoint.%'`,
@@ -127,9 +129,8 @@ describe('enrollment', () => {
     expect(one.body).toMatchObject({ groupId, platform: 'linux', state: 'pending', lastSeenAt: null });
     const rev = await admin('POST', `/v1/endpoints/${creds[0].endpointId}/revoke`);
     expect(rev.body.state).toBe('revoked');
-    expect((await bundle(creds[0].credential)).status).toBe(401);
-    const st = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-      token: creds[0].credential,
+    expect((await bundle(creds[0].agent)).status).toBe(401);
+    const st = await creds[0].agent.call('POST', '/v1/agent/status', {
       body: { state: 'applied', appliedRevision: null, appliedDigest: null, targetRevision: null },
     });
     expect(st.status).toBe(401);
@@ -137,7 +138,7 @@ describe('enrollment', () => {
     expect(revoked.body.items.map((e: any) => e.id)).toEqual([creds[0].endpointId]);
     expect((await admin('GET', '/v1/endpoints?cursor=garbage')).status).toBe(400);
     // An agent credential cannot use admin routes.
-    expect((await call(api.baseUrl, 'GET', '/v1/endpoints', { token: creds[1].credential })).status).toBe(403);
+    expect((await creds[1].agent.call('GET', '/v1/endpoints')).status).toBe(403);
   });
 });
 
@@ -153,7 +154,7 @@ describe('releases and bundle delivery', () => {
     expect(rel.status).toBe(201);
     expect(rel.body).toMatchObject({ revision: 1, status: 'completed', policyVersion: 1 });
 
-    const got = await bundle(agent.credential);
+    const got = await bundle(agent.agent);
     expect(got.status).toBe(200);
     const etag = got.headers.get('etag')!;
     expect(etag).toBe(`"${rel.body.digest}"`);
@@ -171,13 +172,13 @@ describe('releases and bundle delivery', () => {
     expect(manifest.files[0]).toMatchObject({ path: 'check.sh', mode: 0o755, size: 17 });
     expect(Buffer.from(manifest.files[0].content, 'base64').toString()).toBe('#!/bin/sh\nexit 0\n');
 
-    expect((await bundle(agent.credential, { 'if-none-match': etag })).status).toBe(304);
-    const keys = await call(api.baseUrl, 'GET', '/v1/agent/keys', { token: agent.credential });
+    expect((await bundle(agent.agent, { 'if-none-match': etag })).status).toBe(304);
+    const keys = await agent.agent.call('GET', '/v1/agent/keys');
     expect(keys.body.keys.map((k: any) => k.kid)).toContain(got.body.keyId);
 
     // Long poll: held until the next release, then answered at once.
     const v2 = await createVersion(api, policyId, requirementsToml('/opt/hw', 'v2'), []);
-    const polling = bundle(agent.credential, { 'if-none-match': etag, prefer: 'wait=30' });
+    const polling = bundle(agent.agent, { 'if-none-match': etag, prefer: 'wait=30' });
     await new Promise((r) => setTimeout(r, 300));
     const rel2 = await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v2.versionId });
     const woke = await polling;
@@ -188,7 +189,7 @@ describe('releases and bundle delivery', () => {
 
     // A long poll with nothing new ends with 304 after the wait.
     const t0 = Date.now();
-    const idle = await bundle(agent.credential, { 'if-none-match': `"${rel2.body.digest}"`, prefer: 'wait=1' });
+    const idle = await bundle(agent.agent, { 'if-none-match': `"${rel2.body.digest}"`, prefer: 'wait=1' });
     expect(idle.status).toBe(304);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
 
@@ -238,7 +239,7 @@ describe('releases and bundle delivery', () => {
       previousReleaseId: base.body.id,
     });
     // Every endpoint gets either the new or the previous bundle, by its ring.
-    const revs = await Promise.all(agents.map(async (a) => (await bundle(a.credential)).body.revision));
+    const revs = await Promise.all(agents.map(async (a) => (await bundle(a.agent)).body.revision));
     const onNew = revs.filter((r) => r === 2).length;
     expect(revs.every((r) => r === 1 || r === 2)).toBe(true);
     const roll = await admin('GET', `/v1/releases/${staged.body.id}/rollout`);
@@ -256,7 +257,7 @@ describe('releases and bundle delivery', () => {
     }
     const done = await admin('GET', `/v1/releases/${staged.body.id}`);
     expect(done.body).toMatchObject({ status: 'completed', currentRing: 2 });
-    const all = await Promise.all(agents.map(async (a) => (await bundle(a.credential)).body.revision));
+    const all = await Promise.all(agents.map(async (a) => (await bundle(a.agent)).body.revision));
     expect(all.every((r) => r === 2)).toBe(true);
     const advances = await query(
       api.db.url,
@@ -280,11 +281,10 @@ describe('releases and bundle delivery', () => {
         .status,
     ).toBe(409);
     const inRing = [];
-    for (const a of agents) if ((await bundle(a.credential)).body.revision === 3) inRing.push(a);
+    for (const a of agents) if ((await bundle(a.agent)).body.revision === 3) inRing.push(a);
     expect(inRing.length).toBeGreaterThan(0);
     for (const a of inRing) {
-      const st = await call(api.baseUrl, 'POST', '/v1/agent/status', {
-        token: a.credential,
+      const st = await a.agent.call('POST', '/v1/agent/status', {
         body: {
           state: 'failed',
           appliedRevision: 2,
@@ -314,7 +314,7 @@ describe('releases and bundle delivery', () => {
     expect(ab.status).toBe(200);
     expect(ab.body.release.status).toBe('aborted');
     expect(ab.body.rollback).toMatchObject({ revision: 4, policyVersion: 2, status: 'completed' });
-    const after = await Promise.all(agents.map(async (a) => JSON.parse((await bundle(a.credential)).body.manifest)));
+    const after = await Promise.all(agents.map(async (a) => JSON.parse((await bundle(a.agent)).body.manifest)));
     expect(after.every((m) => m.revision === 4 && m.policyVersion === 2)).toBe(true);
 
     // Pause / resume / advance by hand.

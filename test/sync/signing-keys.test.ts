@@ -7,7 +7,9 @@ import { type KeyList, keyListSigningPayload } from '@hookwarden/hook-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentProcess, runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
+import { readEndpointKey } from '../../apps/agent-sync/src/state/endpoint-key';
 import { call } from '../support/http';
+import { SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, query, requirementsToml } from '../support/sync-factories';
 
 const MANAGED = '/opt/hw-rotate';
@@ -42,10 +44,10 @@ async function enrollAgent(secret: string, name: string) {
   return { root, stateDir, creds: await credentialsOf(stateDir) };
 }
 
-// The agent's stored credentials (with its trusted keys).
+// The agent's stored enrollment state (endpoint id, trusted keys; its own key is endpoint-key.pem).
 async function credentialsOf(stateDir: string) {
   return JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8')) as {
-    credential: string;
+    endpointId: string;
     publicKeys: Array<{ kid: string; publicKeyPem: string }>;
   };
 }
@@ -111,7 +113,14 @@ describe('signing key rotation', () => {
     expect(added.status).toBe(201);
     const k2 = added.body;
     expect(k2).toMatchObject({ status: 'trusted', source: 'database', activatedAt: null });
-    const list1 = await call(api.baseUrl, 'GET', '/v1/agent/keys', { token: agent.creds.credential });
+    // The agent's own requests, signed with the key it made at enrollment.
+    const signed = new SignedAgent(
+      api.baseUrl,
+      agent.creds.endpointId,
+      groupId,
+      (await readEndpointKey(agent.stateDir))!,
+    );
+    const list1 = await signed.call('GET', '/v1/agent/keys');
     expect(list1.body.keys.map((k: any) => k.kid)).toEqual([k1.kid, k2.kid]);
     expect(list1.body.keyId).toBe(k1.kid);
     expect(listVerifies(list1.body, k1.publicKeyPem)).toBe(true);
@@ -149,7 +158,7 @@ describe('signing key rotation', () => {
 
     // The key list sent to agents no longer contains the retired key (on every instance, once its cache expires
     // there: 10 s; this instance at once) and is signed by a key that stays trusted.
-    const list2 = await call(api.baseUrl, 'GET', '/v1/agent/keys', { token: agent.creds.credential });
+    const list2 = await signed.call('GET', '/v1/agent/keys');
     expect(list2.body.keys.map((k: any) => k.kid)).toEqual([k2.kid]);
     expect(list2.body.keyId).toBe(k2.kid);
     expect(listVerifies(list2.body, k2.publicKeyPem)).toBe(true);

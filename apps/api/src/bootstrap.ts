@@ -158,6 +158,17 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       .setDescription('Central governance of ZeroCode hooks: policy authoring, endpoint sync and hook-run audit.')
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
+      .addApiKey(
+        {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Signature',
+          description:
+            'Agent requests: RFC 9421 message signature (Signature-Input, Signature, Content-Digest) with a session ' +
+            'of the endpoint key (POST /v1/agent/session, itself signed with the endpoint key). See docs/agent.md.',
+        },
+        'agentSignature',
+      )
       .addCookieAuth(cookieNames(config.SESSION_COOKIE_SECURE).session, {
         type: 'apiKey',
         in: 'cookie',

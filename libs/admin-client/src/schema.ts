@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Enroll a machine
-         * @description Exchanges an enrollment secret (body `secret`, or the bearer) for an endpoint credential and the trusted signing keys. Failed attempts count against the address's failure limit.
+         * @description Exchanges an enrollment secret (body `secret`, or the bearer) and the proof of a new endpoint key for an endpoint and the trusted signing keys; no bearer credential is issued (agent requests are signed, see POST /v1/agent/session). A machine id is a hint: re-enrolling a known one needs `previous` (the proof of that endpoint's current key), else a new endpoint is made *pending* (202) with a duplicate_machine_id finding for an admin. 403 endpoint_revoked: the proven endpoint is revoked/rejected/retired (only an admin re-admits). 409: the secret belongs to another group than the proven endpoint (an endpoint never moves itself), or the key is taken. 401: unknown/revoked/expired/used-up secret, a proof that does not verify, or clock_skew. Failed attempts count against the address's failure limit (429).
          */
         post: operations["AgentController_enroll"];
         delete?: never;
@@ -180,6 +180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a bearer-enrolled endpoint's first key (migration)
+         * @description For endpoints enrolled before endpoint keys: authenticated by the legacy bearer, with the `migrate` proof of the new key. The bearer credential stops working at once; the same key again answers 200 (a retry). 409: the endpoint already has another key.
+         */
+        post: operations["AgentController_registerKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agent/keys": {
         parameters: {
             query?: never;
@@ -194,6 +214,26 @@ export interface paths {
         get: operations["AgentController_keys"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an agent session
+         * @description Signed with the endpoint key itself (Signature-Input alg="ed25519", keyid = the key id ek1:…). Answers a session id (the keyid of HMAC-signed requests) and its key, sealed to `ephemeralKey` when given. Sessions last AGENT_SESSION_TTL_SEC (600 s); renew before expiry or on 401 session_expired. 401: signature_required, signature_malformed, unauthorized (unknown/revoked/retired endpoint or key), clock_skew, digest_mismatch, signature_invalid, replayed_request; 403 endpoint_pending.
+         */
+        post: operations["AgentController_session"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2430,14 +2470,35 @@ export interface components {
         };
         EnrollDto: {
             agentVersion: string;
+            /** @description Unix seconds when the proof was made (server clock ± 300 s) */
+            created: number;
             hostname: string;
-            /** @description Stable hardware/machine id */
+            /** @description Stable hardware/machine id: a hint, never a credential */
             machineId: string;
             platform: ("linux" | "darwin" | "win32") | string;
+            /** @description Re-enrollment of an endpoint this machine already is: proven by its current key */
+            previous?: {
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                endpointId: string;
+                /** @description The endpoint's current key's `reenroll` proof over endpointId, machineId, the new publicKey, created */
+                proof: string;
+            };
+            /** @description Ed25519 signature (base64) by the new key of the `enroll` proof over secretSha256, hostname, platform, machineId, agentVersion, publicKey and created */
+            proof: string;
+            /** @description The endpoint's new Ed25519 public key (SPKI PEM); its private key never leaves the endpoint */
+            publicKey: string;
             /** @description The enrollment secret (or send it as the bearer) */
             secret?: string;
         };
         EnrolledDto: {
+            /**
+             * @description pending (answer 202): the machine id is already known without proof of its key; an admin decides
+             * @enum {string}
+             */
+            admission: "active" | "pending";
             /** @description The endpoint's signed group assignment (see GET /v1/agent/assignment): bundles of other groups are refused */
             assignment: {
                 /** @description Key that signed it */
@@ -2447,8 +2508,6 @@ export interface components {
                 /** @description The exact signed text (canonical JSON) */
                 statement: string;
             };
-            /** @description The endpoint credential (hwe_…). Shown once; only its hash is stored. */
-            credential: string;
             /**
              * Format: uuid
              * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
@@ -2483,7 +2542,7 @@ export interface components {
                 kid: string;
                 publicKeyPem: string;
             }[];
-            /** @description True when this machine was already enrolled (its old credential stops working) */
+            /** @description True when the old key proved this is the same endpoint (re-keyed; the old key stops working) */
             reenrolled: boolean;
         };
         EnrollmentSecretListDto: {
@@ -3244,6 +3303,21 @@ export interface components {
             /** @enum {string} */
             status: "ready";
         };
+        RegisteredKeyDto: {
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            endpointId: string;
+            /** @description The key id (ek1:…); the bearer credential no longer works */
+            keyId: string;
+        };
+        RegisterKeyDto: {
+            /** @description Ed25519 signature (base64) by the new key of the `migrate` proof over endpointId and publicKey */
+            proof: string;
+            /** @description The new Ed25519 public key (SPKI PEM) */
+            publicKey: string;
+        };
         ReleaseActionDto: {
             reason?: string;
         };
@@ -3550,6 +3624,27 @@ export interface components {
                 }[];
             }[];
         };
+        SessionDto: {
+            /**
+             * Format: date-time
+             * @description When the session ends (renew before; 401 session_expired after)
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            expiresAt: string;
+            /** @description The session key sealed with ECDH(X25519) + HKDF-SHA256(salt = sessionId) + AES-256-GCM */
+            sealedKey?: {
+                /** @description The 32-byte session key then the GCM tag (base64url) */
+                ciphertext: string;
+                /** @description AES-256-GCM nonce (base64url) */
+                iv: string;
+                /** @description The server's ephemeral X25519 public key (base64url) */
+                serverPublicKey: string;
+            };
+            /** @description The keyid of session-signed requests (opaque; names endpoint, key and expiry) */
+            sessionId: string;
+            /** @description The session key in clear (base64url), only without ephemeralKey */
+            sessionKey?: string;
+        };
         SessionPageDto: {
             items: {
                 clientIp: string | null;
@@ -3594,6 +3689,10 @@ export interface components {
             }[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
             nextCursor: string | null;
+        };
+        SessionRequestDto: {
+            /** @description An ephemeral X25519 public key: the session key is then answered sealed to it (preferred) */
+            ephemeralKey?: string;
         };
         SessionViewDto: {
             clientIp: string | null;
@@ -4392,8 +4491,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Authenticated by the enrollment secret (body `secret` or bearer). Re-enrolling a machine rotates its credential. */
+            /** @description Enrolled (new endpoint) or re-keyed (reenrolled: true). */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrolledDto"];
+                };
+            };
+            /** @description admission pending: the machine id is already known without proof of its key; an admin decides. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4412,6 +4520,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4609,6 +4726,83 @@ export interface operations {
             };
         };
     };
+    AgentController_registerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterKeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegisteredKeyDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     AgentController_keys: {
         parameters: {
             query?: never;
@@ -4638,6 +4832,74 @@ export interface operations {
             };
             /** @description The credential is valid but its role may not use this operation. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AgentController_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRequestDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

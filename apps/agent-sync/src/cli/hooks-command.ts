@@ -3,11 +3,11 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { runCli } from '@hookwarden/hook-core';
-import { ApiClient } from '../client/api-client';
 import { log } from '../log';
 import { requirementsPathFor } from '../materialize/layer';
 import { readAgentState } from '../state/agent-state';
 import { readCredentials } from '../state/credentials';
+import { endpointClient } from '../client/identity';
 import { AGENT_VERSION } from '../version';
 import { captureArgs, readCaptureSettings, refreshCaptureSettings } from '../spool/capture-settings';
 import { SpoolUploader } from '../spool/uploader';
@@ -54,11 +54,7 @@ export async function createUploader(
 ): Promise<SpoolUploader> {
   const creds = await readCredentials(stateDir);
   if (!creds) throw new Error(`not enrolled: no credentials in ${stateDir} (run hookwarden-agent enroll)`);
-  const client = new ApiClient({
-    baseUrl: creds.serverUrl,
-    credential: creds.credential,
-    userAgent: `hookwarden-agent/${AGENT_VERSION}`,
-  });
+  const client = await endpointClient(stateDir, creds, { userAgent: `hookwarden-agent/${AGENT_VERSION}` });
   let refreshedAt = 0;
   const refresh = async (): Promise<void> => {
     if (Date.now() - refreshedAt < 60_000) return;

@@ -1,10 +1,10 @@
 // `hookwarden-agent inventory`: collects this endpoint's hook inventory and prints or reports it.
 import type { Command } from 'commander';
-import { ApiClient } from '../client/api-client';
 import { resolveHomes } from '../inventory/homes';
 import { collectEndpointInventory, uploadInventory } from '../inventory/reporter';
 import { refreshCaptureSettings } from '../spool/capture-settings';
 import { readCredentials } from '../state/credentials';
+import { endpointClient } from '../client/identity';
 import { AGENT_VERSION } from '../version';
 import { withLocationOptions } from './options';
 
@@ -45,11 +45,7 @@ export function registerInventoryCommand(program: Command): void {
       if (!opts.print && !creds)
         throw new Error(`not enrolled: no credentials in ${opts.stateDir} (run hookwarden-agent enroll)`);
       const client = creds
-        ? new ApiClient({
-            baseUrl: creds.serverUrl,
-            credential: creds.credential,
-            userAgent: `hookwarden-agent/${AGENT_VERSION}`,
-          })
+        ? await endpointClient(opts.stateDir, creds, { userAgent: `hookwarden-agent/${AGENT_VERSION}` })
         : null;
       if (client) await refreshCaptureSettings(client, opts.stateDir).catch(() => undefined);
       const doc = await collectEndpointInventory(opts.stateDir, opts.root, homes);

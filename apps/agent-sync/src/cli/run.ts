@@ -1,6 +1,6 @@
 // `hookwarden-agent run`: keeps the managed layer in sync with the server (daemon, or --once).
 import type { Command } from 'commander';
-import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from '../client/api-client';
+import { ApiHttpError, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from '../client/api-client';
 import { log } from '../log';
 import { acquireStateLock } from '../state/lock';
 import { Syncer } from '../sync/syncer';
@@ -9,7 +9,7 @@ import { withLocationOptions } from './options';
 import { type InventoryOptions, withInventoryOptions } from './inventory';
 import { resolveHomes } from '../inventory/homes';
 import { InventoryReporter } from '../inventory/reporter';
-import { ApiClient } from '../client/api-client';
+import { endpointClient } from '../client/identity';
 import { readCredentials } from '../state/credentials';
 import { AGENT_VERSION } from '../version';
 import type { SpoolUploader } from '../spool/uploader';
@@ -102,6 +102,12 @@ async function runWithLock(opts: RunOptions): Promise<void> {
     let outcome;
     try {
       outcome = await syncer.pollOnce(0);
+    } catch (err) {
+      // A pending endpoint is not an error of the agent: it waits for an admin (exit 4).
+      if (!(err instanceof ApiHttpError && err.code === 'endpoint_pending')) throw err;
+      log('warn', 'awaiting approval: an admin must admit this endpoint', { error: err.message });
+      process.exitCode = 4;
+      return;
     } finally {
       await syncer.flushReport();
     }
@@ -115,11 +121,7 @@ async function runWithLock(opts: RunOptions): Promise<void> {
   const creds = await readCredentials(opts.stateDir);
   if (opts.inventory && creds) {
     reporter = new InventoryReporter({
-      client: new ApiClient({
-        baseUrl: creds.serverUrl,
-        credential: creds.credential,
-        userAgent: `hookwarden-agent/${AGENT_VERSION}`,
-      }),
+      client: await endpointClient(opts.stateDir, creds, { userAgent: `hookwarden-agent/${AGENT_VERSION}` }),
       stateDir: opts.stateDir,
       root: opts.root,
       homes: resolveHomes(opts.inventoryUsers, opts.inventoryHome),

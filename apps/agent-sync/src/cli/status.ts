@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { Layer } from '../materialize/layer';
 import { readAgentState } from '../state/agent-state';
 import { readCredentials } from '../state/credentials';
+import { readEndpointKey } from '../state/endpoint-key';
 import { currentAssignment } from '../bundle/binding';
 import { withLocationOptions } from './options';
 
@@ -14,11 +15,14 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { stateDir: string; root: string; json?: boolean }) => {
       const creds = await readCredentials(opts.stateDir);
+      const key = await readEndpointKey(opts.stateDir).catch(() => null);
       const state = await readAgentState(opts.stateDir);
       const disk = await new Layer({ root: opts.root }).inspect();
       const out = {
         enrolled: !!creds,
         endpointId: creds?.endpointId ?? null,
+        /** How requests are authenticated: the endpoint key's id, or the legacy bearer until it migrates. */
+        identity: key ? key.keyId : creds?.credential ? 'legacy bearer (migrates on the next run)' : null,
         server: creds?.serverUrl ?? null,
         groupId: creds ? currentAssignment(creds).groupId : null,
         assignmentEpoch: creds ? currentAssignment(creds).epoch : null,
@@ -37,6 +41,7 @@ export function registerStatusCommand(program: Command): void {
       }
       const lines = [
         `enrolled:       ${out.enrolled ? `yes (endpoint ${out.endpointId} at ${out.server})` : 'no'}`,
+        `identity:       ${out.identity ?? '-'}`,
         `group:          ${out.groupId ?? '-'} (assignment epoch ${out.assignmentEpoch ?? '-'})`,
         `policy version: ${out.policyVersion ?? '-'}`,
         `revision:       ${out.revision ?? '-'}`,

@@ -128,9 +128,25 @@ export interface RequestOptions {
   maxBodyBytes?: number;
 }
 
+/** Signs requests (the endpoint's session, see identity.ts). */
+export interface RequestSigner {
+  /** The signature headers (Content-Digest, Signature-Input, Signature) of one request as sent. */
+  sign(
+    method: string,
+    target: string,
+    body: Uint8Array | undefined,
+    signal?: AbortSignal,
+  ): Promise<Record<string, string>>;
+  /** Told of a 401 with its code: true when the request may be retried once (e.g. the session was renewed). */
+  refused(code: string): boolean;
+}
+
 export interface ApiClientOptions {
   baseUrl: string;
+  /** Legacy bearer credential (endpoints enrolled before endpoint keys). */
   credential?: string;
+  /** Signs every request (endpoints with a key). */
+  signer?: RequestSigner;
   timeoutMs?: number;
   userAgent?: string;
   /** Largest response body read (default 16 MiB). */
@@ -156,29 +172,47 @@ export class ApiClient {
   }
 
   // Sends a request; returns the Response for 2xx and accepted statuses, throws ApiHttpError/ApiNetworkError otherwise.
+  // Signed requests are retried once when the signer renews its session after a 401 session_expired.
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = {
+    const base: Record<string, string> = {
       'user-agent': this.options.userAgent ?? 'hookwarden-agent',
       ...opts.headers,
     };
-    if (this.options.credential) headers.authorization = `Bearer ${this.options.credential}`;
-    let body: string | Uint8Array | undefined;
+    if (this.options.credential && !this.options.signer) base.authorization = `Bearer ${this.options.credential}`;
+    let body: Uint8Array | undefined;
     if (opts.body instanceof Uint8Array) body = opts.body;
     else if (opts.body !== undefined) {
-      headers['content-type'] ??= 'application/json';
-      body = JSON.stringify(opts.body);
+      base['content-type'] ??= 'application/json';
+      body = Buffer.from(JSON.stringify(opts.body), 'utf8');
     }
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? this.options.timeoutMs ?? 30_000);
     const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
-    let res: Response;
-    try {
-      res = await transportFetch(this.baseUrl + path, { method, headers, body, signal });
-    } catch (err) {
-      const reason =
-        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
-      throw new ApiNetworkError(`${method} ${this.baseUrl}${path}: ${reason}`, err);
+    const signer = this.options.signer;
+    for (let attempt = 0; ; attempt++) {
+      const headers = signer ? { ...base, ...(await signer.sign(method, this.target(path), body, signal)) } : base;
+      let res: Response;
+      try {
+        res = await transportFetch(this.baseUrl + path, { method, headers, body, signal });
+      } catch (err) {
+        const reason =
+          err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+        throw new ApiNetworkError(`${method} ${this.baseUrl}${path}: ${reason}`, err);
+      }
+      if (res.ok || opts.accept?.includes(res.status)) return res;
+      const error = await this.errorOf(res, method, path, signal);
+      if (signer && attempt === 0 && error.status === 401 && signer.refused(error.code)) continue;
+      throw error;
     }
-    if (res.ok || opts.accept?.includes(res.status)) return res;
+  }
+
+  // The path and query the server receives (what a signature covers).
+  private target(path: string): string {
+    const url = new URL(this.baseUrl + path);
+    return url.pathname + url.search;
+  }
+
+  // The ApiHttpError of a non-2xx answer (its error body's code and message when readable).
+  private async errorOf(res: Response, method: string, path: string, signal: AbortSignal): Promise<ApiHttpError> {
     let code = `http_${res.status}`;
     let message = `${method} ${path}: HTTP ${res.status}`;
     try {
@@ -195,7 +229,7 @@ export class ApiClient {
     } catch {
       // not JSON, too large or too slow: the status says enough
     }
-    throw new ApiHttpError(res.status, code, message, parseRetryAfter(res.headers.get('retry-after')));
+    return new ApiHttpError(res.status, code, message, parseRetryAfter(res.headers.get('retry-after')));
   }
 
   // Reads a response's JSON body within this client's bounds.

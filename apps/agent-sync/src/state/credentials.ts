@@ -1,4 +1,4 @@
-// The endpoint's enrollment state: server, endpoint id, credential and trusted bundle keys (mode 0600).
+// The endpoint's enrollment state: server, endpoint id, trusted bundle keys (mode 0600); its key is endpoint-key.pem.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { signedStatementSchema, trustedKeySchema } from '@hookwarden/hook-core';
@@ -9,7 +9,8 @@ export const credentialsSchema = z.object({
   serverUrl: z.url(),
   endpointId: z.string().min(1),
   groupId: z.string().min(1),
-  credential: z.string().min(1),
+  /** Legacy bearer credential of endpoints enrolled before endpoint keys; dropped once the key is registered. */
+  credential: z.string().min(1).optional(),
   machineId: z.string().min(1),
   /** Public keys (Ed25519, SPKI PEM) trusted to sign bundles, by key id. */
   publicKeys: z.array(trustedKeySchema).min(1),

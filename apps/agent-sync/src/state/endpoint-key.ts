@@ -6,6 +6,8 @@ import { endpointKeyId, endpointPublicKeyPem } from '@hookwarden/hook-core';
 import { writeFileAtomic } from './atomic-file';
 
 export const ENDPOINT_KEY_FILE = 'endpoint-key.pem';
+/** A key made for a migration, kept until the server accepted it (then renamed to ENDPOINT_KEY_FILE). */
+export const PENDING_KEY_FILE = 'endpoint-key.pending.pem';
 /** Largest key file read (a PKCS#8 Ed25519 PEM is 119 bytes). */
 const MAX_KEY_FILE_BYTES = 4096;
 
@@ -25,8 +27,8 @@ function keyFrom(privateKey: KeyObject): EndpointKey {
 }
 
 // Reads the endpoint key; null when there is none yet. Throws naming the file when it is unreadable or not Ed25519.
-export async function readEndpointKey(stateDir: string): Promise<EndpointKey | null> {
-  const file = path.join(stateDir, ENDPOINT_KEY_FILE);
+export async function readEndpointKey(stateDir: string, name = ENDPOINT_KEY_FILE): Promise<EndpointKey | null> {
+  const file = path.join(stateDir, name);
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, 'r');
@@ -58,7 +60,12 @@ export function newEndpointKey(): EndpointKey {
 }
 
 // Stores the private key atomically, readable only by the agent's user.
-export async function storeEndpointKey(stateDir: string, key: EndpointKey): Promise<void> {
+export async function storeEndpointKey(stateDir: string, key: EndpointKey, name = ENDPOINT_KEY_FILE): Promise<void> {
   const pem = key.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  await writeFileAtomic(path.join(stateDir, ENDPOINT_KEY_FILE), pem, 0o600);
+  await writeFileAtomic(path.join(stateDir, name), pem, 0o600);
+}
+
+// Makes the pending key the endpoint key (an atomic rename; the server accepted it).
+export async function promotePendingKey(stateDir: string): Promise<void> {
+  await fs.rename(path.join(stateDir, PENDING_KEY_FILE), path.join(stateDir, ENDPOINT_KEY_FILE));
 }

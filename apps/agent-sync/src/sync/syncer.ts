@@ -1,6 +1,7 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
 import { boundStatusErrors, CONTRACT_VERSION } from '@hookwarden/hook-core';
-import { ApiClient, ApiHttpError } from '../client/api-client';
+import { type ApiClient, ApiHttpError } from '../client/api-client';
+import { endpointClient, migrateToKey } from '../client/identity';
 import { Backoff, sleep } from '../client/backoff';
 import {
   type Assignment,
@@ -100,12 +101,18 @@ export class Syncer {
 
   // Loads credentials and state, recovers an interrupted apply, restores from the last good bundle if needed.
   async init(): Promise<void> {
-    const creds = await readCredentials(this.opts.stateDir);
+    let creds = await readCredentials(this.opts.stateDir);
     if (!creds) throw new Error(`not enrolled: no credentials in ${this.opts.stateDir} (run hookwarden-agent enroll)`);
+    // A bearer-enrolled endpoint registers its own key first (the bearer keeps working until the server took it).
+    try {
+      creds = await migrateToKey(this.opts.stateDir, creds);
+    } catch (err) {
+      log('warn', 'could not register the endpoint key yet; using the legacy credential', {
+        error: truncate(String(err)),
+      });
+    }
     this.creds = creds;
-    this.client = new ApiClient({
-      baseUrl: creds.serverUrl,
-      credential: creds.credential,
+    this.client = await endpointClient(this.opts.stateDir, creds, {
       userAgent: `hookwarden-agent/${AGENT_VERSION}`,
       maxBodyBytes: this.opts.maxResponseBytes,
       bodyTimeoutMs: this.opts.bodyTimeoutMs,
@@ -431,11 +438,17 @@ export class Syncer {
           const retryAfter = err instanceof ApiHttpError ? err.retryAfterMs : null;
           delay = this.backoff.next(retryAfter);
           const status = err instanceof ApiHttpError ? err.status : null;
-          logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
-            error: truncate(err instanceof Error ? err.message : String(err)),
-            status,
-            retryInMs: delay,
-          });
+          if (err instanceof ApiHttpError && err.code === 'endpoint_pending') {
+            logThrottled('pending', 'warn', 'awaiting approval: an admin must admit this endpoint', {
+              endpointId: this.creds.endpointId,
+              retryInMs: delay,
+            });
+          } else
+            logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
+              error: truncate(err instanceof Error ? err.message : String(err)),
+              status,
+              retryInMs: delay,
+            });
         }
         await this.flushReport();
         if (delay !== null && !this.stopped) await sleep(delay, this.abort.signal);

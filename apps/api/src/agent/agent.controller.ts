@@ -1,15 +1,33 @@
 // Agent routes handled by Nest: enrollment, trusted keys, status (the bundle long poll is in bundle.route.ts).
-import { Body, Controller, Get, Headers, HttpCode, Ip, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Ip, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiDoc } from '../common/openapi';
-import { AgentRoute, CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { AgentKeyRoute, AgentRoute, CurrentPrincipal, Public, SigningEndpoint } from '../auth/auth.decorators';
+import { AgentSessionService } from '../auth/agent-session.service';
+import type { EndpointIdentity } from '../auth/credentials.repository';
 import { presentedCredential } from '../auth/credential-sources';
 import type { Principal } from '../auth/principal';
 import { AssignmentService } from '../endpoints/assignment.service';
-import { EnrollDto, EnrolledDto, PublicKeysDto, SignedStatementDto } from '../enrollment/enrollment.dto';
+import {
+  EnrollDto,
+  EnrolledDto,
+  PublicKeysDto,
+  RegisterKeyDto,
+  RegisteredKeyDto,
+  SignedStatementDto,
+} from '../enrollment/enrollment.dto';
 import { EnrollmentService } from '../enrollment/enrollment.service';
 import { SigningService } from '../signing/signing.service';
-import { StatusAcceptedDto, StatusDto } from './agent.dto';
+import { SessionDto, SessionRequestDto, StatusAcceptedDto, StatusDto } from './agent.dto';
 import { AgentService } from './agent.service';
 
 // The agent's ids (agent routes are only reachable with an agent principal).
@@ -26,31 +44,84 @@ export class AgentController {
     private readonly signing: SigningService,
     private readonly agent: AgentService,
     private readonly assignment: AssignmentService,
+    private readonly sessions: AgentSessionService,
   ) {}
 
   @Public()
   @ApiDoc({
     summary: 'Enroll a machine',
     description:
-      "Exchanges an enrollment secret (body `secret`, or the bearer) for an endpoint credential and the trusted signing keys. Failed attempts count against the address's failure limit.",
-    errors: [401, 409, 429],
+      'Exchanges an enrollment secret (body `secret`, or the bearer) and the proof of a new endpoint key for an endpoint ' +
+      'and the trusted signing keys; no bearer credential is issued (agent requests are signed, see POST ' +
+      '/v1/agent/session). A machine id is a hint: re-enrolling a known one needs `previous` (the proof of that ' +
+      "endpoint's current key), else a new endpoint is made *pending* (202) with a duplicate_machine_id finding for an " +
+      'admin. 403 endpoint_revoked: the proven endpoint is revoked/rejected/retired (only an admin re-admits). 409: the ' +
+      'secret belongs to another group than the proven endpoint (an endpoint never moves itself), or the key is taken. ' +
+      '401: unknown/revoked/expired/used-up secret, a proof that does not verify, or clock_skew. Failed attempts count ' +
+      "against the address's failure limit (429).",
+    errors: [400, 401, 403, 409, 429],
   })
   @Post('enroll')
-  @ApiCreatedResponse({
+  @ApiCreatedResponse({ type: EnrolledDto, description: 'Enrolled (new endpoint) or re-keyed (reenrolled: true).' })
+  @ApiAcceptedResponse({
     type: EnrolledDto,
-    description:
-      'Authenticated by the enrollment secret (body `secret` or bearer). Re-enrolling a machine rotates its credential.',
+    description: 'admission pending: the machine id is already known without proof of its key; an admin decides.',
   })
-  enroll(
+  async enroll(
     @Body() body: EnrollDto,
     @Ip() clientIp: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Headers('authorization') authorization?: string,
   ): Promise<EnrolledDto> {
     const { secret, ...rest } = body;
-    return this.enrollment.enroll(secret ?? presentedCredential({ authorization })?.secret, rest, clientIp);
+    const answer = await this.enrollment.enroll(
+      secret ?? presentedCredential({ authorization })?.secret,
+      rest,
+      clientIp,
+    );
+    void reply.status(answer.admission === 'pending' ? 202 : 201);
+    return answer;
+  }
+
+  @AgentKeyRoute()
+  @ApiSecurity('agentSignature')
+  @ApiDoc({
+    summary: 'Open an agent session',
+    description:
+      'Signed with the endpoint key itself (Signature-Input alg="ed25519", keyid = the key id ek1:…). Answers a ' +
+      'session id (the keyid of HMAC-signed requests) and its key, sealed to `ephemeralKey` when given. Sessions last ' +
+      'AGENT_SESSION_TTL_SEC (600 s); renew before expiry or on 401 session_expired. 401: signature_required, ' +
+      'signature_malformed, unauthorized (unknown/revoked/retired endpoint or key), clock_skew, digest_mismatch, ' +
+      'signature_invalid, replayed_request; 403 endpoint_pending.',
+    errors: [400, 401, 403, 429],
+  })
+  @Post('session')
+  @HttpCode(200)
+  @ApiOkResponse({ type: SessionDto })
+  session(@SigningEndpoint() endpoint: EndpointIdentity, @Body() body: SessionRequestDto): SessionDto {
+    return this.sessions.issue(endpoint, body.ephemeralKey);
   }
 
   @AgentRoute()
+  @ApiSecurity('agentSignature')
+  @ApiBearerAuth()
+  @ApiDoc({
+    summary: "Register a bearer-enrolled endpoint's first key (migration)",
+    description:
+      'For endpoints enrolled before endpoint keys: authenticated by the legacy bearer, with the `migrate` proof of ' +
+      'the new key. The bearer credential stops working at once; the same key again answers 200 (a retry). 409: the ' +
+      'endpoint already has another key.',
+    errors: [400, 401, 409],
+  })
+  @Post('key')
+  @HttpCode(200)
+  @ApiOkResponse({ type: RegisteredKeyDto })
+  registerKey(@CurrentPrincipal() principal: Principal, @Body() body: RegisterKeyDto): Promise<RegisteredKeyDto> {
+    return this.enrollment.registerKey(agentOf(principal).endpointId, body);
+  }
+
+  @AgentRoute()
+  @ApiSecurity('agentSignature')
   @ApiBearerAuth()
   @ApiDoc({
     summary: 'Trusted signing keys, signed',
@@ -67,6 +138,7 @@ export class AgentController {
   }
 
   @AgentRoute()
+  @ApiSecurity('agentSignature')
   @ApiBearerAuth()
   @Get('assignment')
   @ApiOperation({
@@ -85,6 +157,7 @@ export class AgentController {
   }
 
   @AgentRoute()
+  @ApiSecurity('agentSignature')
   @ApiBearerAuth()
   @ApiDoc({
     summary: "Report this endpoint's status",

@@ -54,3 +54,29 @@ export type StatusInput = z.infer<typeof statusSchema>;
 
 export const statusAcceptedSchema = z.object({ accepted: z.literal(true), serverTime: z.iso.datetime() });
 export class StatusAcceptedDto extends createZodDto(statusAcceptedSchema) {}
+
+export const sessionRequestSchema = z
+  .object({
+    ephemeralKey: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a raw X25519 public key, base64url of 32 bytes')
+      .optional()
+      .describe('An ephemeral X25519 public key: the session key is then answered sealed to it (preferred)'),
+  })
+  .strict();
+export class SessionRequestDto extends createZodDto(sessionRequestSchema) {}
+
+export const sessionSchema = z.object({
+  sessionId: z.string().describe('The keyid of session-signed requests (opaque; names endpoint, key and expiry)'),
+  expiresAt: z.iso.datetime().describe('When the session ends (renew before; 401 session_expired after)'),
+  sealedKey: z
+    .object({
+      serverPublicKey: z.string().describe("The server's ephemeral X25519 public key (base64url)"),
+      iv: z.string().describe('AES-256-GCM nonce (base64url)'),
+      ciphertext: z.string().describe('The 32-byte session key then the GCM tag (base64url)'),
+    })
+    .optional()
+    .describe('The session key sealed with ECDH(X25519) + HKDF-SHA256(salt = sessionId) + AES-256-GCM'),
+  sessionKey: z.string().optional().describe('The session key in clear (base64url), only without ephemeralKey'),
+});
+export class SessionDto extends createZodDto(sessionSchema) {}

@@ -27,7 +27,7 @@ export const bundleOpenApiPath = {
       'Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) ' +
       "holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group " +
       'has no release for this endpoint). A release, pause or abort wakes held requests on every API instance.',
-    security: [{ bearer: [] }],
+    security: [{ agentSignature: [] }, { bearer: [] }],
     parameters: [
       { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
       { name: 'Prefer', in: 'header', required: false, schema: { type: 'string', example: 'wait=30' } },

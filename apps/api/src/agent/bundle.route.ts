@@ -6,11 +6,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthRule } from '../auth/auth.decorators';
 import { AuthRateLimitService } from '../auth/auth-rate-limit.service';
 import { AuthService } from '../auth/auth.service';
+import { parseSessionId, sessionKeyMatches } from '../auth/agent-session';
+import { AgentSignatureService, isSigned, signatureRequired } from '../auth/agent-signature.service';
 import { presentedCredential } from '../auth/credential-sources';
 import { clientAddress, type TrustFunction, trustFunction } from '../common/client-address';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import type { ErrorCode } from '../common/api-error';
+import { ApiError, type ErrorCode } from '../common/api-error';
 import { type RawRoute, sendRawError } from '../common/raw-router';
 import { bundleFor, type ServedBundle } from '../releases/rollout';
 import { BUNDLE_PATH } from './bundle.openapi';
@@ -42,6 +44,7 @@ export class BundleRoute implements RawRoute {
     private readonly auth: AuthService,
     private readonly cache: BundleCacheService,
     private readonly rateLimit: AuthRateLimitService,
+    private readonly signatures: AgentSignatureService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.trust = trustFunction(config.TRUST_PROXY);
@@ -65,9 +68,28 @@ export class BundleRoute implements RawRoute {
     sendRawError(res, status, code, message, requestId, headers);
   }
 
+  // True while the request's credential still names the endpoint: the session's key is still its key and it is still
+  // admitted (signed requests), or the bearer still resolves to it (legacy).
+  private async stillValid(req: http.IncomingMessage, secret: string, endpointId: string): Promise<boolean> {
+    if (!secret) {
+      const claims = parseSessionId(/keyid="([^"]{1,256})"/.exec(String(req.headers['signature-input']))?.[1] ?? '');
+      const identity = claims ? await this.auth.identity(endpointId) : null;
+      return (
+        !!claims &&
+        !!identity &&
+        !identity.revoked &&
+        identity.admission === 'active' &&
+        sessionKeyMatches(claims, identity.keyId)
+      );
+    }
+    const principal = await this.auth.authenticate(secret);
+    return principal?.kind === 'agent' && principal.endpointId === endpointId;
+  }
+
   // Ends a held request whose endpoint's credential was rotated: 401 for the old credential, else unchanged (the
   // agent polls again at once).
   private async recheck(
+    req: http.IncomingMessage,
     res: http.ServerResponse,
     requestId: string,
     secret: string,
@@ -75,18 +97,16 @@ export class BundleRoute implements RawRoute {
     bundle: ServedBundle | null,
     waited: number,
   ): Promise<void> {
-    let principal;
+    let valid: boolean;
     try {
-      principal = await this.auth.authenticate(secret);
+      valid = await this.stillValid(req, secret, endpointId);
     } catch (err) {
       this.logger.warn({ err, requestId }, 'credential lookup failed');
       return this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
         'retry-after': '5',
       });
     }
-    if (principal?.kind === 'agent' && principal.endpointId === endpointId) {
-      return this.answer(res, requestId, bundle, false, waited);
-    }
+    if (valid) return this.answer(res, requestId, bundle, false, waited);
     this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
   }
 
@@ -115,38 +135,79 @@ export class BundleRoute implements RawRoute {
     res.writeHead(200, headers).end(bundle.body);
   }
 
-  // The handler: authenticate, resolve from the cache, answer or hold.
-  async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
+  // Refuses with a 401 counted against the client's address (429 once over the limit).
+  private async refuseCounted(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+    err: ApiError,
+  ): Promise<void> {
+    const wait = await this.rateLimit.recordFailure(clientAddress(req, this.trust));
+    if (wait > 0) {
+      return this.fail(
+        res,
+        requestId,
+        429,
+        'rate_limited',
+        `Too many failed authentication attempts from this address; retry in ${wait} s`,
+        { 'retry-after': String(wait) },
+      );
+    }
+    this.fail(res, requestId, err.status, err.code, err.message, err.headers);
+  }
+
+  // The agent of a request: a session-signed request, or (legacy) a bearer credential of an endpoint without a key;
+  // null when an answer was sent.
+  private async agentOf(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+  ): Promise<{ endpointId: string; groupId: string; secret: string } | null> {
+    if (isSigned(req.headers)) {
+      try {
+        const p = await this.signatures.verifySession(req);
+        return { endpointId: p.endpointId, groupId: p.groupId, secret: '' };
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) await this.refuseCounted(req, res, requestId, err);
+        else if (err instanceof ApiError) this.fail(res, requestId, err.status, err.code, err.message, err.headers);
+        else {
+          this.logger.warn({ err, requestId }, 'signature check failed');
+          this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
+            'retry-after': '5',
+          });
+        }
+        return null;
+      }
+    }
     // The Authorization header only (no session cookie, no query parameter on the agents' route).
     const secret = presentedCredential(req.headers)?.secret ?? '';
-    // A cached credential and a loaded bundle state answer without a single await (the revalidation hot path).
+    // A cached credential answers without a single await.
     let principal = secret ? this.auth.cached(secret) : null;
     try {
       if (principal === undefined) principal = await this.auth.authenticate(secret);
     } catch (err) {
       this.logger.warn({ err, requestId }, 'credential lookup failed');
-      return this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
+      this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
         'retry-after': '5',
       });
+      return null;
     }
     if (!principal) {
-      // A failure counts against the client's address like on every other route (429 once over the limit).
-      const wait = await this.rateLimit.recordFailure(clientAddress(req, this.trust));
-      if (wait > 0) {
-        return this.fail(
-          res,
-          requestId,
-          429,
-          'rate_limited',
-          `Too many failed authentication attempts from this address; retry in ${wait} s`,
-          { 'retry-after': String(wait) },
-        );
-      }
-      return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
+      await this.refuseCounted(req, res, requestId, signatureRequired());
+      return null;
     }
     if (principal.kind !== 'agent') {
-      return this.fail(res, requestId, 403, 'forbidden', 'This route is for endpoint agents only');
+      this.fail(res, requestId, 403, 'forbidden', 'This route is for endpoint agents only');
+      return null;
     }
+    return { endpointId: principal.endpointId, groupId: principal.groupId, secret };
+  }
+
+  // The handler: authenticate, resolve from the cache, answer or hold.
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
+    const principal = await this.agentOf(req, res, requestId);
+    if (!principal) return;
+    const secret = principal.secret;
     const { groupId, endpointId } = principal;
     const inm = req.headers['if-none-match'];
     const wait = preferWait(req.headers.prefer);
@@ -181,7 +242,7 @@ export class BundleRoute implements RawRoute {
             if (next === 'revoked') {
               return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
             }
-            if (next === 'recheck') return void this.recheck(res, requestId, secret, endpointId, bundle, wait);
+            if (next === 'recheck') return void this.recheck(req, res, requestId, secret, endpointId, bundle, wait);
             this.answer(res, requestId, next, true, wait);
           },
         },

@@ -1,6 +1,6 @@
 // Capture policy per group (admin writes, auditors read) and the agent's view of its own.
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { ApiDoc } from '../common/openapi';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
@@ -46,6 +46,7 @@ export class AuditSettingsController {
   }
 
   @AgentRoute()
+  @ApiSecurity('agentSignature')
   @ApiDoc({
     summary: "This endpoint's capture policy",
     description: "The capture policy of the calling endpoint's group (cached by the agent).",

@@ -8,6 +8,7 @@ import { ApiError } from '../common/api-error';
 import { SessionAuthService } from '../sso/session-auth.service';
 import { AUTH_RULE, type AuthedRequest, type AuthRule } from './auth.decorators';
 import { AuthRateLimitService } from './auth-rate-limit.service';
+import { AgentSignatureService, isSigned, signatureRequired } from './agent-signature.service';
 import { AuthService } from './auth.service';
 import { presentedCredential } from './credential-sources';
 import type { Principal } from './principal';
@@ -24,6 +25,7 @@ export class GlobalAuthGuard implements CanActivate {
     private readonly auth: AuthService,
     private readonly rateLimit: AuthRateLimitService,
     private readonly sessions: SessionAuthService,
+    private readonly signatures: AgentSignatureService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -34,21 +36,55 @@ export class GlobalAuthGuard implements CanActivate {
     if (!rule) throw new ApiError('forbidden', 'This route has no authorization rule');
     if (rule.kind === 'public') return true;
     const request = context.switchToHttp().getRequest<AuthedRequest>();
-    const principal = await this.principalOf(request);
-    request.principal = principal;
-    if (rule.kind === 'agent') {
-      if (principal.kind !== 'agent') throw new ApiError('forbidden', 'This route is for endpoint agents only');
+    if (rule.kind === 'agent-key') {
+      request.endpointIdentity = await this.counted(request, this.signatures.verifyEndpointKey(request));
       return true;
     }
+    if (rule.kind === 'agent') {
+      request.principal = await this.agentOf(request);
+      return true;
+    }
+    const principal = await this.principalOf(request);
+    request.principal = principal;
     if (principal.kind !== 'user' || !rule.roles.includes(principal.role)) {
       throw new ApiError('forbidden', `This route requires the role ${rule.roles.join(' or ')}`);
     }
     return true;
   }
 
+  // Awaits an identity check; a 401 counts as a failure of the client's address (429 once over the limit).
+  private async counted<T>(request: AuthedRequest, check: Promise<T>): Promise<T> {
+    try {
+      return await check;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401)
+        throw await this.rateLimit.refuse(request.ip ?? 'unknown', err);
+      throw err;
+    }
+  }
+
+  // The agent of an agent route: a session-signed request, or (legacy, endpoints without a key) a bearer credential.
+  // People's credentials are valid but refused (403); no valid credential at all is told to sign (401).
+  private async agentOf(request: AuthedRequest): Promise<Principal> {
+    if (isSigned(request.headers)) return this.counted(request, this.signatures.verifySession(request));
+    let principal: Principal;
+    try {
+      principal = await this.principalOf(request);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'unauthorized') throw signatureRequired();
+      throw err;
+    }
+    if (principal.kind !== 'agent') throw new ApiError('forbidden', 'This route is for endpoint agents only');
+    return principal;
+  }
+
   // The request's principal, or the 401 (429 once the address is over the failure limit).
   private async principalOf(request: AuthedRequest): Promise<Principal> {
     const client = request.ip ?? 'unknown';
+    // A signed agent request on a person's route: authenticated as the agent (then refused by role, 403).
+    if (isSigned(request.headers) && request.headers.authorization === undefined) {
+      return this.counted(request, this.signatures.verifySession(request));
+    }
     const presented = presentedCredential(request.headers, { sessionCookie: this.sessions.cookies.session });
     if (presented?.source === 'session' && presented.secret) {
       try {

@@ -4,6 +4,9 @@ import { GlobalAuthGuard } from './auth.guard';
 import { AuthRateLimitService } from './auth-rate-limit.service';
 import { AuthService } from './auth.service';
 import { CredentialsRepository } from './credentials.repository';
+import { AgentSessionService } from './agent-session.service';
+import { AgentSignatureService } from './agent-signature.service';
+import { NonceStore } from './nonce-store.service';
 import { OidcClientService } from '../sso/oidc-client.service';
 import { SessionAuthService } from '../sso/session-auth.service';
 import { SessionsRepository } from '../sso/sessions.repository';
@@ -16,12 +19,23 @@ import { KeyVaultModule } from '../signing/key-vault.module';
   providers: [
     CredentialsRepository,
     AuthService,
+    NonceStore,
+    AgentSessionService,
+    AgentSignatureService,
     AuthRateLimitService,
     OidcClientService,
     SessionsRepository,
     SessionAuthService,
     { provide: APP_GUARD, useClass: GlobalAuthGuard },
   ],
-  exports: [AuthService, AuthRateLimitService, OidcClientService, SessionsRepository, SessionAuthService],
+  exports: [
+    AuthService,
+    AgentSessionService,
+    AgentSignatureService,
+    AuthRateLimitService,
+    OidcClientService,
+    SessionsRepository,
+    SessionAuthService,
+  ],
 })
 export class AuthModule {}

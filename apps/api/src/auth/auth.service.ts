@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { CredentialsRepository } from './credentials.repository';
+import { CredentialsRepository, type EndpointIdentity } from './credentials.repository';
 import { AGENT_TOKEN_PREFIX, hashSecret, type Principal, USER_TOKEN_PREFIX } from './principal';
 
 /** People's tokens are cached briefly (revocation on another instance takes effect within this time). */
@@ -29,6 +29,8 @@ export class AuthService {
   private readonly byOwner = new Map<string, string>();
   /** Bumped by every invalidation: a lookup that started before one does not cache its (maybe stale) answer. */
   private generation = 0;
+  /** Endpoint id → its identity for signed requests (same TTL and invalidation as agent credentials). */
+  private readonly identities: LRUCache<string, EndpointIdentity>;
 
   constructor(
     private readonly credentials: CredentialsRepository,
@@ -43,6 +45,31 @@ export class AuthService {
         if (this.byOwner.get(owner) === hash) this.byOwner.delete(owner);
       },
     });
+    this.identities = new LRUCache<string, EndpointIdentity>({
+      max: Math.max(MIN_CACHE_MAX, 2 * config.BUNDLE_MAX_WAITERS),
+      ttl: AGENT_CACHE_TTL_MS,
+      ttlAutopurge: false,
+    });
+  }
+
+  // The identity cached for an endpoint id, without waiting (undefined: not cached, identity() instead).
+  cachedIdentity(endpointId: string): EndpointIdentity | undefined {
+    return this.identities.get(endpointId);
+  }
+
+  // An endpoint's identity for signed requests (cached), or null when there is no such endpoint.
+  async identity(endpointId: string): Promise<EndpointIdentity | null> {
+    const hit = this.identities.get(endpointId);
+    if (hit) return hit;
+    const generation = this.generation;
+    const found = await this.credentials.findIdentity(endpointId);
+    if (found && generation === this.generation) this.identities.set(endpointId, found);
+    return found;
+  }
+
+  // An endpoint's identity by key id (uncached: sessions are made once per TTL per agent).
+  async identityByKey(keyId: string): Promise<EndpointIdentity | null> {
+    return this.credentials.findIdentityByKey(keyId);
   }
 
   // The principal cached for a bearer secret, without waiting (undefined: not cached, authenticate() instead).
@@ -72,8 +99,10 @@ export class AuthService {
     return principal;
   }
 
-  // Forgets the cached credential of one endpoint (revoked or re-enrolled), here and for lookups in flight.
+  // Forgets the cached credential and identity of one endpoint (revoked, re-keyed, moved, approved, rejected, retired),
+  // here and for lookups in flight.
   invalidateEndpoint(endpointId: string): void {
+    this.identities.delete(endpointId);
     this.invalidateOwner(`endpoint:${endpointId}`);
   }
 
@@ -95,6 +124,7 @@ export class AuthService {
     this.generation++;
     this.cache.clear();
     this.byOwner.clear();
+    this.identities.clear();
   }
 
   /** Entries cached now (for tests and metrics). */

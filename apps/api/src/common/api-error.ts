@@ -12,7 +12,17 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'unavailable'
-  | 'internal';
+  | 'internal'
+  // Agent identity (signed requests and enrollment decisions; see docs/agent.md "Endpoint identity").
+  | 'signature_required'
+  | 'signature_malformed'
+  | 'session_expired'
+  | 'clock_skew'
+  | 'digest_mismatch'
+  | 'signature_invalid'
+  | 'replayed_request'
+  | 'endpoint_pending'
+  | 'endpoint_revoked';
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -28,6 +38,15 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   unavailable: 503,
   internal: 500,
+  signature_required: 401,
+  signature_malformed: 401,
+  session_expired: 401,
+  clock_skew: 401,
+  digest_mismatch: 401,
+  signature_invalid: 401,
+  replayed_request: 401,
+  endpoint_pending: 403,
+  endpoint_revoked: 403,
 };
 
 export class ApiError extends Error {

@@ -1,5 +1,6 @@
 // Bounded-depth JSON: a linear scan refuses documents nested deeper than a limit before JSON.parse and the code after
 // it (stringify, validation, hashing) recurse into them.
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 
 /** Deepest nesting of arrays/objects accepted in any JSON request body or uploaded line. */
@@ -46,7 +47,9 @@ class JsonBodyError extends Error {
 export function registerBoundedJsonParser(fastify: FastifyInstance): void {
   const parse = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    // The digest of the bytes as received, for signed agent requests' Content-Digest (no copy kept).
+    (req as { bodyDigest?: Buffer }).bodyDigest = createHash('sha256').update(body).digest();
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (jsonDepth(text) > MAX_JSON_DEPTH) {
       done(

@@ -193,7 +193,9 @@ export function finishOpenApiDocument(doc: OpenAPIObject, tags: Record<string, s
       if (params.length > 0 || op.requestBody || BODY_METHODS.has(method)) add(400);
       if (BODY_METHODS.has(method)) add(413);
       for (const p of params) if (p.schema) p.schema = tidy(p.schema);
-      const secured = Array.isArray(op.security) && (op.security as Json[]).some((s) => 'bearer' in s || 'cookie' in s);
+      const secured =
+        Array.isArray(op.security) &&
+        (op.security as Json[]).some((s) => 'bearer' in s || 'cookie' in s || 'agentSignature' in s);
       if (secured) {
         add(401);
         add(403);

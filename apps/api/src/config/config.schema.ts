@@ -82,6 +82,8 @@ export const configSchema = z.object({
   /** Authentication failures allowed per client per window before 429. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
   AUTH_FAILURE_WINDOW_SEC: z.coerce.number().int().min(1).default(60),
+  /** Lifetime of an agent session (POST /v1/agent/session); agents renew before it ends. */
+  AGENT_SESSION_TTL_SEC: z.coerce.number().int().min(5).max(3600).default(600),
   METRICS_ENDPOINT_STALE_SEC: z.coerce.number().int().min(1).default(900),
   /** Days of hook-run records kept before partitions are dropped. */
   HOOK_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(400),

@@ -1,6 +1,6 @@
 // Request/response schemas of enrollment secrets and of agent enrollment.
 import { createZodDto } from '../common/zod-dto';
-import { keyListSchema, trustedKeySchema } from '@hookwarden/hook-core';
+import { keyListSchema, MAX_PROOF_CHARS, MAX_PUBLIC_KEY_PEM_CHARS, trustedKeySchema } from '@hookwarden/hook-core';
 import { z } from 'zod';
 
 export const createEnrollmentSecretSchema = z
@@ -40,8 +40,36 @@ export const enrollSchema = z
     secret: z.string().min(1).max(200).optional().describe('The enrollment secret (or send it as the bearer)'),
     hostname: z.string().trim().min(1).max(255),
     platform: z.enum(['linux', 'darwin', 'win32']).or(z.string().trim().min(1).max(32)),
-    machineId: z.string().trim().min(8).max(200).describe('Stable hardware/machine id'),
+    machineId: z.string().trim().min(8).max(200).describe('Stable hardware/machine id: a hint, never a credential'),
     agentVersion: z.string().trim().min(1).max(64),
+    publicKey: z
+      .string()
+      .min(1)
+      .max(MAX_PUBLIC_KEY_PEM_CHARS)
+      .describe("The endpoint's new Ed25519 public key (SPKI PEM); its private key never leaves the endpoint"),
+    created: z.number().int().min(0).max(1e11).describe('Unix seconds when the proof was made (server clock ± 300 s)'),
+    proof: z
+      .string()
+      .min(1)
+      .max(MAX_PROOF_CHARS)
+      .describe(
+        'Ed25519 signature (base64) by the new key of the `enroll` proof over secretSha256, hostname, platform, ' +
+          'machineId, agentVersion, publicKey and created',
+      ),
+    previous: z
+      .object({
+        endpointId: z.uuid(),
+        proof: z
+          .string()
+          .min(1)
+          .max(MAX_PROOF_CHARS)
+          .describe(
+            "The endpoint's current key's `reenroll` proof over endpointId, machineId, the new publicKey, created",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('Re-enrollment of an endpoint this machine already is: proven by its current key'),
   })
   .strict();
 export class EnrollDto extends createZodDto(enrollSchema) {}
@@ -58,8 +86,12 @@ export class SignedStatementDto extends createZodDto(signedStatementSchema) {}
 export const enrolledSchema = z.object({
   endpointId: z.uuid(),
   groupId: z.uuid(),
-  credential: z.string().describe('The endpoint credential (hwe_…). Shown once; only its hash is stored.'),
-  reenrolled: z.boolean().describe('True when this machine was already enrolled (its old credential stops working)'),
+  admission: z
+    .enum(['active', 'pending'])
+    .describe('pending (answer 202): the machine id is already known without proof of its key; an admin decides'),
+  reenrolled: z
+    .boolean()
+    .describe('True when the old key proved this is the same endpoint (re-keyed; the old key stops working)'),
   publicKeys: z.array(publicKeySchema).describe('Ed25519 public keys that sign bundles'),
   keyList: keyListSchema.describe('The signed key list (its sequence is the floor for later GET /v1/agent/keys)'),
   assignment: signedStatementSchema.describe(
@@ -70,3 +102,21 @@ export class EnrolledDto extends createZodDto(enrolledSchema) {}
 
 export const publicKeysSchema = keyListSchema;
 export class PublicKeysDto extends createZodDto(publicKeysSchema) {}
+
+export const registerKeySchema = z
+  .object({
+    publicKey: z.string().min(1).max(MAX_PUBLIC_KEY_PEM_CHARS).describe('The new Ed25519 public key (SPKI PEM)'),
+    proof: z
+      .string()
+      .min(1)
+      .max(MAX_PROOF_CHARS)
+      .describe('Ed25519 signature (base64) by the new key of the `migrate` proof over endpointId and publicKey'),
+  })
+  .strict();
+export class RegisterKeyDto extends createZodDto(registerKeySchema) {}
+
+export const registeredKeySchema = z.object({
+  endpointId: z.uuid(),
+  keyId: z.string().describe('The key id (ek1:…); the bearer credential no longer works'),
+});
+export class RegisteredKeyDto extends createZodDto(registeredKeySchema) {}

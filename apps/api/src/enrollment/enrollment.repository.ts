@@ -3,6 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type EnrollmentSecret } from '@prisma/client';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
+import { DUPLICATE_MACHINE_ID, type DuplicateMachineIdDetails } from '../endpoints/admission';
+import { enrollDecision, type KnownEndpoint } from './enroll-decision';
 
 export interface NewEnrollmentSecret {
   groupId: string;
@@ -20,11 +22,37 @@ export interface EnrollInput {
   platform: string;
   machineId: string;
   agentVersion: string;
-  credentialHash: string;
+  /** The new key (SPKI PEM) and its id; its possession was proven by the caller. */
+  publicKey: string;
+  keyId: string;
+  /** The endpoint the caller claims to be, with a check of its proof under a given public key (PEM). */
+  previous?: { endpointId: string; verify: (publicKeyPem: string) => boolean };
 }
 
 export type EnrollResult =
-  { ok: true; endpointId: string; groupId: string; reenrolled: boolean } | { ok: false; reason: 'invalid' };
+  | { ok: true; endpointId: string; groupId: string; admission: 'active' | 'pending'; reenrolled: boolean }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'refused'; code: 'endpoint_revoked' | 'conflict'; message: string };
+
+/** Columns the decision reads. */
+const KNOWN = { id: true, groupId: true, machineId: true, admission: true, revokedAt: true, publicKey: true } as const;
+
+// An endpoint row as the decision sees it.
+function known(row: {
+  id: string;
+  groupId: string;
+  machineId: string;
+  admission: string;
+  revokedAt: Date | null;
+}): KnownEndpoint {
+  return {
+    id: row.id,
+    groupId: row.groupId,
+    machineId: row.machineId,
+    admission: row.admission as KnownEndpoint['admission'],
+    revoked: row.revokedAt !== null,
+  };
+}
 
 @Injectable()
 export class EnrollmentRepository {
@@ -79,55 +107,142 @@ export class EnrollmentRepository {
     });
   }
 
-  // Consumes one use of a live secret atomically (one conditional UPDATE) and creates or re-keys the endpoint.
+  // Enrolls a machine in one transaction: locks the live secret and the machine id, decides (enrollDecision), then
+  // creates, re-keys or makes a pending duplicate (with its finding) and consumes one use of the secret. A refusal
+  // consumes nothing.
   async enroll(input: EnrollInput): Promise<EnrollResult> {
     return this.prisma.$transaction(async (tx) => {
-      const used = await tx.$queryRaw<Array<{ id: string; group_id: string }>>(Prisma.sql`
-        UPDATE enrollment_secrets SET uses = uses + 1
+      const live = await tx.$queryRaw<Array<{ id: string; group_id: string }>>(Prisma.sql`
+        SELECT id, group_id::text AS group_id FROM enrollment_secrets
         WHERE secret_hash = ${input.secretHash} AND revoked_at IS NULL
           AND (expires_at IS NULL OR expires_at > now()) AND (max_uses IS NULL OR uses < max_uses)
-        RETURNING id, group_id::text AS group_id`);
-      const secret = used[0];
+        FOR UPDATE`);
+      const secret = live[0];
       if (!secret) return { ok: false, reason: 'invalid' } as const;
-      const now = new Date();
-      const existing = await tx.endpoint.findFirst({
-        where: { machineId: input.machineId, admission: 'active' },
-        orderBy: { enrolledAt: 'desc' },
-        select: { id: true, groupId: true },
+      // Concurrent enrollments of one machine id are decided one after the other.
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${'enroll:' + input.machineId}))::text AS locked`;
+      const taken = await tx.endpoint.findUnique({ where: { keyId: input.keyId }, select: { id: true } });
+      if (taken && taken.id !== input.previous?.endpointId) {
+        return { ok: false, reason: 'refused', code: 'conflict', message: 'This key is already enrolled' } as const;
+      }
+      let proven: KnownEndpoint | null = null;
+      if (input.previous) {
+        const row = await tx.endpoint.findUnique({ where: { id: input.previous.endpointId }, select: KNOWN });
+        if (row?.publicKey && row.machineId === input.machineId && input.previous.verify(row.publicKey)) {
+          proven = known(row);
+        }
+      }
+      const holderRow =
+        (await tx.endpoint.findFirst({
+          where: { machineId: input.machineId, admission: 'active', revokedAt: null },
+          select: KNOWN,
+        })) ??
+        (await tx.endpoint.findFirst({
+          where: { machineId: input.machineId },
+          orderBy: [{ enrolledAt: 'desc' }, { id: 'desc' }],
+          select: KNOWN,
+        }));
+      const decision = enrollDecision({
+        secretGroupId: secret.group_id,
+        proven,
+        holder: holderRow ? known(holderRow) : null,
       });
+      if (decision.kind === 'refuse') {
+        return { ok: false, reason: 'refused', code: decision.code, message: decision.message } as const;
+      }
+      await tx.$executeRaw`UPDATE enrollment_secrets SET uses = uses + 1 WHERE id = ${secret.id}::uuid`;
+      const now = new Date();
       const fields = {
-        groupId: secret.group_id,
         hostname: input.hostname,
         platform: input.platform,
         agentVersion: input.agentVersion,
-        credentialHash: input.credentialHash,
+        publicKey: input.publicKey,
+        keyId: input.keyId,
+        keyAt: now,
+        credentialHash: null,
         credentialAt: now,
-        revokedAt: null,
       };
-      // Re-enrolling into another group is a move: the assignment epoch goes up (old statements become replays).
-      const moved = !!existing && existing.groupId !== secret.group_id;
-      const endpoint = existing
-        ? await tx.endpoint.update({
-            where: { id: existing.id },
-            data: { ...fields, ...(moved ? { assignmentEpoch: { increment: 1 } } : {}) },
-          })
-        : await tx.endpoint.create({ data: { ...fields, machineId: input.machineId } });
+      const endpoint =
+        decision.kind === 'rekey'
+          ? await tx.endpoint.update({ where: { id: decision.endpoint.id }, data: fields })
+          : await tx.endpoint.create({
+              data: {
+                ...fields,
+                groupId: secret.group_id,
+                machineId: input.machineId,
+                ...(decision.kind === 'pending' ? { admission: 'pending', duplicateOf: decision.duplicateOf.id } : {}),
+              },
+            });
+      if (decision.kind === 'pending') {
+        await tx.hookRunFinding.create({
+          data: {
+            endpointId: endpoint.id,
+            groupId: endpoint.groupId,
+            kind: DUPLICATE_MACHINE_ID,
+            details: {
+              machineId: input.machineId,
+              duplicateOf: decision.duplicateOf.id,
+              hostname: input.hostname,
+              platform: input.platform,
+              duplicateOfGroupId: decision.duplicateOf.groupId,
+              reason: decision.reason,
+              enrollmentSecretId: secret.id,
+            } satisfies DuplicateMachineIdDetails & Record<string, string>,
+          },
+        });
+      }
+      const action = { create: 'endpoint.enroll', rekey: 'endpoint.reenroll', pending: 'endpoint.enroll_pending' };
       await appendAudit(
         tx,
         { actorId: endpoint.id, actorName: `endpoint:${endpoint.id}`, role: 'agent' },
         {
-          action: existing ? 'endpoint.reenroll' : 'endpoint.enroll',
+          action: action[decision.kind],
           targetType: 'endpoint',
           targetId: endpoint.id,
           details: {
             groupId: endpoint.groupId,
             hostname: endpoint.hostname,
             enrollmentSecretId: secret.id,
-            ...(moved ? { fromGroupId: existing.groupId, assignmentEpoch: endpoint.assignmentEpoch } : {}),
+            keyId: input.keyId,
+            ...(decision.kind === 'pending'
+              ? { duplicateOf: decision.duplicateOf.id, reason: decision.reason, machineId: input.machineId }
+              : {}),
           },
         },
       );
-      return { ok: true, endpointId: endpoint.id, groupId: endpoint.groupId, reenrolled: !!existing } as const;
+      return {
+        ok: true,
+        endpointId: endpoint.id,
+        groupId: endpoint.groupId,
+        admission: endpoint.admission === 'pending' ? 'pending' : 'active',
+        reenrolled: decision.kind === 'rekey',
+      } as const;
+    });
+  }
+
+  // Registers the first key of a bearer-enrolled endpoint and clears its bearer credential (one conditional UPDATE);
+  // the same key again is a success (a retry), another key when one is set is a conflict.
+  async registerKey(
+    endpointId: string,
+    publicKey: string,
+    keyId: string,
+  ): Promise<'registered' | 'same' | 'conflict' | 'not_found'> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.endpoint.findUnique({ where: { id: endpointId }, select: { keyId: true, revokedAt: true } });
+      if (!row || row.revokedAt) return 'not_found' as const;
+      if (row.keyId) return row.keyId === keyId ? ('same' as const) : ('conflict' as const);
+      const taken = await tx.endpoint.findUnique({ where: { keyId }, select: { id: true } });
+      if (taken) return 'conflict' as const;
+      await tx.endpoint.update({
+        where: { id: endpointId },
+        data: { publicKey, keyId, keyAt: new Date(), credentialHash: null, credentialAt: new Date() },
+      });
+      await appendAudit(
+        tx,
+        { actorId: endpointId, actorName: `endpoint:${endpointId}`, role: 'agent' },
+        { action: 'endpoint.key_migrate', targetType: 'endpoint', targetId: endpointId, details: { keyId } },
+      );
+      return 'registered' as const;
     });
   }
 }

@@ -4,13 +4,24 @@ import type { EnrollmentSecret } from '@prisma/client';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { AuthRateLimitService } from '../auth/auth-rate-limit.service';
 import { AuthService } from '../auth/auth.service';
-import { AGENT_TOKEN_PREFIX, ENROLL_SECRET_PREFIX, hashSecret, newSecret, secretPrefix } from '../auth/principal';
+import {
+  endpointKeyId,
+  endpointPublicKeyPem,
+  enrollProofPayload,
+  MAX_CLOCK_SKEW_SEC,
+  migrateProofPayload,
+  parseEndpointPublicKey,
+  reenrollProofPayload,
+  secretSha256,
+  verifyEndpointProof,
+} from '@hookwarden/hook-core';
+import { ENROLL_SECRET_PREFIX, hashSecret, newSecret, secretPrefix } from '../auth/principal';
 import { ApiError } from '../common/api-error';
 import { AssignmentService } from '../endpoints/assignment.service';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import { SigningService } from '../signing/signing.service';
 import { EnrollmentRepository } from './enrollment.repository';
-import type { EnrollmentSecretView } from './enrollment.dto';
+import type { EnrollDto, EnrollmentSecretView } from './enrollment.dto';
 
 // Public view of a stored secret (never the hash).
 function toView(s: EnrollmentSecret): EnrollmentSecretView {
@@ -81,13 +92,10 @@ export class EnrollmentService {
     return toView(row);
   }
 
-  // Enrolls (or re-enrolls) a machine with a secret; a re-enrolled machine's old credential stops working at once on
-  // every API instance (announced like a revocation, on the bundle-events channel).
-  async enroll(
-    secret: string | undefined,
-    input: { hostname: string; platform: string; machineId: string; agentVersion: string },
-    clientIp: string,
-  ) {
+  // Enrolls a machine with a secret and its new key (enrollDecision): a new endpoint (201), the same endpoint re-keyed
+  // when its current key proves it (its old key stops working at once on every instance), or a pending duplicate when
+  // the machine id is known without that proof (202). Refusals: 401 (secret, proof), 403 endpoint_revoked, 409.
+  async enroll(secret: string | undefined, input: Omit<EnrollDto, 'secret'>, clientIp: string) {
     // A failed attempt counts against the client's address (429 once over AUTH_FAILURE_LIMIT, like bad credentials).
     if (!secret || !secret.startsWith(ENROLL_SECRET_PREFIX)) {
       throw await this.rateLimit.refuse(
@@ -102,13 +110,70 @@ export class EnrollmentService {
         ),
       );
     }
-    const credential = newSecret(AGENT_TOKEN_PREFIX);
+    let publicKey: string;
+    let keyId: string;
+    try {
+      const key = parseEndpointPublicKey(input.publicKey);
+      publicKey = endpointPublicKeyPem(key);
+      keyId = endpointKeyId(key);
+    } catch (err) {
+      throw new ApiError('validation_failed', (err as Error).message, [
+        { path: '$.publicKey', message: (err as Error).message },
+      ]);
+    }
+    const offset = input.created - Math.floor(Date.now() / 1000);
+    if (Math.abs(offset) > MAX_CLOCK_SKEW_SEC) {
+      throw new ApiError(
+        'clock_skew',
+        `The enrollment's created time is ${Math.abs(offset)} s ${offset > 0 ? 'ahead of' : 'behind'} the server's ` +
+          `clock; the limit is ${MAX_CLOCK_SKEW_SEC} s (fix the endpoint's clock)`,
+      );
+    }
+    const fields = {
+      secretSha256: secretSha256(secret),
+      hostname: input.hostname,
+      platform: input.platform,
+      machineId: input.machineId,
+      agentVersion: input.agentVersion,
+      publicKey: input.publicKey,
+      created: input.created,
+    };
+    if (!verifyEndpointProof(publicKey, 'enroll', enrollProofPayload(fields), input.proof)) {
+      throw await this.rateLimit.refuse(
+        clientIp,
+        new ApiError('unauthorized', 'The enroll proof does not verify with the public key sent'),
+      );
+    }
+    const previous = input.previous;
     const result = await this.repo.enroll({
-      ...input,
       secretHash: hashSecret(secret),
-      credentialHash: hashSecret(credential),
+      hostname: input.hostname,
+      platform: input.platform,
+      machineId: input.machineId,
+      agentVersion: input.agentVersion,
+      publicKey,
+      keyId,
+      ...(previous
+        ? {
+            previous: {
+              endpointId: previous.endpointId,
+              verify: (oldKey: string) =>
+                verifyEndpointProof(
+                  oldKey,
+                  'reenroll',
+                  reenrollProofPayload({
+                    endpointId: previous.endpointId,
+                    machineId: input.machineId,
+                    publicKey: input.publicKey,
+                    created: input.created,
+                  }),
+                  previous.proof,
+                ),
+            },
+          }
+        : {}),
     });
-    if (!result.ok) {
+    if (!result.ok && result.reason === 'invalid') {
       throw await this.rateLimit.refuse(
         clientIp,
         new ApiError('unauthorized', 'The enrollment secret is unknown, revoked, expired or used up', undefined, {
@@ -116,6 +181,7 @@ export class EnrollmentService {
         }),
       );
     }
+    if (!result.ok) throw new ApiError(result.code, result.message);
     if (result.reenrolled) {
       this.auth.invalidateEndpoint(result.endpointId);
       await this.events.publishCredentialRotated(result.endpointId);
@@ -123,11 +189,43 @@ export class EnrollmentService {
     return {
       endpointId: result.endpointId,
       groupId: result.groupId,
-      credential,
+      admission: result.admission,
       reenrolled: result.reenrolled,
       publicKeys: await this.signing.trustedKeys(),
       keyList: await this.signing.signedKeyList(),
       assignment: await this.assignment.signedFor(result.endpointId),
     };
+  }
+
+  // Registers the first key of a bearer-enrolled endpoint (migration): the `migrate` proof must verify with it; the
+  // bearer credential stops working at once on every instance. The same key again succeeds (a retry after a crash).
+  async registerKey(endpointId: string, input: { publicKey: string; proof: string }) {
+    let publicKey: string;
+    let keyId: string;
+    try {
+      const key = parseEndpointPublicKey(input.publicKey);
+      publicKey = endpointPublicKeyPem(key);
+      keyId = endpointKeyId(key);
+    } catch (err) {
+      throw new ApiError('validation_failed', (err as Error).message, [
+        { path: '$.publicKey', message: (err as Error).message },
+      ]);
+    }
+    const payload = migrateProofPayload({ endpointId, publicKey: input.publicKey });
+    if (!verifyEndpointProof(publicKey, 'migrate', payload, input.proof)) {
+      throw new ApiError('validation_failed', 'The migrate proof does not verify with the public key sent', [
+        { path: '$.proof', message: 'does not verify' },
+      ]);
+    }
+    const r = await this.repo.registerKey(endpointId, publicKey, keyId);
+    if (r === 'not_found') throw new ApiError('unauthorized', 'Unknown or revoked endpoint');
+    if (r === 'conflict') {
+      throw new ApiError('conflict', 'This endpoint already has another key (or the key belongs to another endpoint)');
+    }
+    if (r === 'registered') {
+      this.auth.invalidateEndpoint(endpointId);
+      await this.events.publishCredentialRotated(endpointId);
+    }
+    return { endpointId, keyId };
   }
 }

@@ -1,4 +1,5 @@
 // Fastify body parser for hook-run uploads: NDJSON, optionally gzip-encoded, with a cap on inflated bytes.
+import { createHash } from 'node:crypto';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
@@ -35,6 +36,8 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
     let size = 0;
     let raw = 0;
     let done = false;
+    // The digest of the bytes as sent (compressed when gzip), for signed requests' Content-Digest.
+    const digest = createHash('sha256');
     const fail = (err: Error): void => {
       if (done) return;
       done = true;
@@ -44,6 +47,7 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
     payload.on('data', (chunk: Buffer) => {
       raw += chunk.length;
       if (raw > maxBytes) fail(new BodyError(413, `Upload larger than ${maxBytes} bytes`));
+      else digest.update(chunk);
     });
     const source = encoding === 'gzip' ? payload.pipe(createGunzip()) : payload;
     source.on('data', (chunk: Buffer) => {
@@ -62,6 +66,7 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes:
     source.on('end', () => {
       if (done) return;
       done = true;
+      (req as { bodyDigest?: Buffer }).bodyDigest = digest.digest();
       const inflated = Buffer.concat(chunks);
       resolve(new NdjsonBody(inflated.toString('utf8'), size));
     });

@@ -6,9 +6,10 @@ import {
   ApiBearerAuth,
   ApiBody,
   ApiConsumes,
+  ApiSecurity,
+  ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
-  ApiServiceUnavailableResponse,
 } from '@nestjs/swagger';
 import { ApiDoc } from '../common/openapi';
 import { AgentRoute, CurrentPrincipal } from '../auth/auth.decorators';
@@ -24,6 +25,7 @@ export class IngestController {
   constructor(private readonly ingest: IngestService) {}
 
   @AgentRoute()
+  @ApiSecurity('agentSignature')
   @ApiDoc({
     summary: 'Upload hook-run records',
     description:

@@ -1,4 +1,5 @@
 // Body parser of inventory uploads: JSON, optionally gzip, bounded compressed and inflated, bounded nesting depth.
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
@@ -32,6 +33,8 @@ export function registerInventoryParser(fastify: FastifyInstance): void {
       void (async () => {
         const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
         let raw = body as Buffer;
+        // The digest of the bytes as sent, for signed requests' Content-Digest.
+        (req as { bodyDigest?: Buffer }).bodyDigest = createHash('sha256').update(raw).digest();
         if (encoding === 'gzip') {
           try {
             raw = await gunzipAsync(raw, { maxOutputLength: MAX_INVENTORY_BYTES });

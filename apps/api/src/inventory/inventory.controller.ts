@@ -3,11 +3,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import {
   ApiBearerAuth,
   ApiBody,
-  ApiCreatedResponse,
   ApiConsumes,
+  ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiResponse,
+  ApiSecurity,
   ApiTags,
 } from '@nestjs/swagger';
 import { AuditCtx } from '../audit-log/audit-context.decorator';
@@ -48,6 +49,7 @@ export class InventoryController {
   constructor(private readonly inventory: InventoryService) {}
 
   @AgentRoute()
+  @ApiSecurity('agentSignature')
   @Post('v1/agent/inventory')
   @HttpCode(200)
   @ApiOperation({

@@ -3,7 +3,7 @@
 // production, a KEK is generated once into `.hookwarden/kek` (mode 0600) so `npm start` works on a fresh clone; in
 // production the configuration refuses to start without one (config.schema.ts).
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
@@ -77,6 +77,12 @@ export class KeyVault {
   /** The id of the current KEK. */
   get currentKekId(): string {
     return kekIdOf(this.resolve().current);
+  }
+
+  // A 32-byte key derived from the current KEK for one purpose (HKDF-SHA256, `info` names the purpose); the same on
+  // every instance sharing the KEK, different for every purpose.
+  deriveKey(info: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.resolve().current, Buffer.from('hookwarden', 'utf8'), info, 32));
   }
 
   // Seals a private key PEM for key `kid` under the current KEK.

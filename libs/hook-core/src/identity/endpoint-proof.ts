@@ -79,3 +79,40 @@ export function endpointKeyId(publicKey: KeyObject | string): string {
 export function endpointPublicKeyPem(publicKey: KeyObject): string {
   return publicKey.export({ format: 'pem', type: 'spki' }).toString();
 }
+
+/** What an enrollment's `enroll` proof signs (the secret only as its SHA-256, hex). */
+export interface EnrollProofFields {
+  secretSha256: string;
+  hostname: string;
+  platform: string;
+  machineId: string;
+  agentVersion: string;
+  publicKey: string;
+  /** Unix seconds when the agent made the proof (checked against the server's clock). */
+  created: number;
+}
+
+// The payload of an `enroll` proof.
+export function enrollProofPayload(f: EnrollProofFields): Record<string, unknown> {
+  return { ...f };
+}
+
+// The payload of a `reenroll` proof: the old key vouches for the new public key of the same endpoint and machine.
+export function reenrollProofPayload(f: {
+  endpointId: string;
+  machineId: string;
+  publicKey: string;
+  created: number;
+}): Record<string, unknown> {
+  return { endpointId: f.endpointId, machineId: f.machineId, publicKey: f.publicKey, created: f.created };
+}
+
+// The payload of a `migrate` proof: a bearer-enrolled endpoint's new key.
+export function migrateProofPayload(f: { endpointId: string; publicKey: string }): Record<string, unknown> {
+  return { endpointId: f.endpointId, publicKey: f.publicKey };
+}
+
+// The SHA-256 (hex) of an enrollment secret, as an enroll proof names it.
+export function secretSha256(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}

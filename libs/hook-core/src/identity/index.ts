@@ -1,6 +1,11 @@
 // Public API of endpoint identity: the endpoint key's proofs, shared by the agent (signs) and the API (verifies).
 export {
   endpointKeyId,
+  enrollProofPayload,
+  migrateProofPayload,
+  reenrollProofPayload,
+  secretSha256,
+  type EnrollProofFields,
   endpointPublicKeyPem,
   MAX_PROOF_CHARS,
   MAX_PUBLIC_KEY_PEM_CHARS,
@@ -11,3 +16,33 @@ export {
   verifyEndpointProof,
   type ProofPurpose,
 } from './endpoint-proof';
+export {
+  contentDigest,
+  MAX_CLOCK_SKEW_SEC,
+  MAX_SIGNATURE_HEADER_CHARS,
+  newNonce,
+  parseContentDigest,
+  parseSignatureHeaders,
+  SIGNATURE_COMPONENTS,
+  SIGNATURE_LABEL,
+  signatureBase,
+  signatureParamsText,
+  signRequest,
+  splitTarget,
+  verifyEd25519Signature,
+  verifyHmacSignature,
+  type ParsedSignature,
+  type RequestSigningKey,
+  type SignatureAlg,
+  type SignatureParams,
+  type SignatureParseResult,
+  type SignedRequestParts,
+} from './request-signature';
+export {
+  newSessionEphemeral,
+  openSessionKey,
+  parseX25519PublicKey,
+  sealSessionKey,
+  type SealedSessionKey,
+  type SessionEphemeral,
+} from './session-seal';
