@@ -73,7 +73,7 @@ export {
 export { canonicalJson } from './trust';
 
 // --- Endpoint identity: the endpoint key (the agent makes it; proofs are verified with it) ---
-export { endpointKeyId, endpointPublicKeyPem } from './identity';
+export * from './identity'; // endpoint keys, proofs and signed requests (agent signs, API verifies): identity/index.ts
 
 // --- API↔agent wire: the error body and the status-report limits ---
 export * from './wire'; // its index lists exactly the wire names other packages use

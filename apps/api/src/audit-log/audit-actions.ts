@@ -39,7 +39,12 @@ export const AUDIT_ACTIONS = {
   'release.resume': { target: 'release', summary: 'a paused release resumed' },
   'release.abort': { target: 'release', summary: 'a release was aborted (and rolled back)' },
   'endpoint.enroll': { target: 'endpoint', summary: 'an endpoint enrolled' },
-  'endpoint.reenroll': { target: 'endpoint', summary: 'an endpoint enrolled again' },
+  'endpoint.reenroll': { target: 'endpoint', summary: 'an endpoint enrolled again, proving its key' },
+  'endpoint.enroll_pending': {
+    target: 'endpoint',
+    summary: 'an enrollment claimed a known machine id without proof of its key: pending approval',
+  },
+  'endpoint.key_migrate': { target: 'endpoint', summary: 'a bearer-enrolled endpoint registered its own key' },
   'endpoint.revoke': { target: 'endpoint', summary: 'an endpoint was revoked' },
   'endpoint.move': { target: 'endpoint', summary: 'an endpoint moved to another group' },
   'endpoint.approve': { target: 'endpoint', summary: 'an enrollment pending approval was admitted' },

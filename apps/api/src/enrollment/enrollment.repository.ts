@@ -191,7 +191,11 @@ export class EnrollmentRepository {
           },
         });
       }
-      const action = { create: 'endpoint.enroll', rekey: 'endpoint.reenroll', pending: 'endpoint.enroll_pending' };
+      const action = {
+        create: 'endpoint.enroll',
+        rekey: 'endpoint.reenroll',
+        pending: 'endpoint.enroll_pending',
+      } as const;
       await appendAudit(
         tx,
         { actorId: endpoint.id, actorName: `endpoint:${endpoint.id}`, role: 'agent' },
