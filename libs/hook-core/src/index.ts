@@ -8,7 +8,7 @@ export { HOOK_EVENTS, type HookEvent, type ConfigDiagnostic } from './types';
 // --- Engine: discovery and dispatch (the zerotwo-hooks program; benches measure them) ---
 export { discoverHooks } from './config';
 // TOML with line/column locations (the CLI's GitOps files: policy.toml, groups.toml).
-export { parseTomlLocated, type TomlParseResult } from './config';
+export { parseTomlLocated } from './config';
 // The managed layer's gate: the engine holds the layer while its hooks run; the agent switches it only when free.
 export {
   LAYER_DIR_NAME,
@@ -73,7 +73,36 @@ export {
 export { canonicalJson } from './trust';
 
 // --- Endpoint identity: the endpoint key (the agent makes it; proofs are verified with it) ---
-export * from './identity'; // endpoint keys, proofs and signed requests (agent signs, API verifies): identity/index.ts
+// --- Endpoint identity: the endpoint key's proofs, request signatures and sealed session keys (agent signs, API verifies) ---
+export {
+  endpointKeyId,
+  endpointPublicKeyPem,
+  enrollProofPayload,
+  migrateProofPayload,
+  reenrollProofPayload,
+  secretSha256,
+  MAX_PROOF_CHARS,
+  MAX_PUBLIC_KEY_PEM_CHARS,
+  parseEndpointPublicKey,
+  signEndpointProof,
+  verifyEndpointProof,
+  contentDigest,
+  MAX_CLOCK_SKEW_SEC,
+  newNonce,
+  parseContentDigest,
+  parseSignatureHeaders,
+  signatureBase,
+  signRequest,
+  splitTarget,
+  verifyEd25519Signature,
+  verifyHmacSignature,
+  type ParsedSignature,
+  type SignatureAlg,
+  newSessionEphemeral,
+  openSessionKey,
+  sealSessionKey,
+  type SealedSessionKey,
+} from './identity';
 
 // --- API↔agent wire: the error body and the status-report limits ---
 export * from './wire'; // its index lists exactly the wire names other packages use

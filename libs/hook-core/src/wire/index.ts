@@ -9,4 +9,4 @@ export {
   STATUS_MAX_FILES,
   STATUS_MAX_PATH_CHARS,
 } from './agent-status';
-export { parseRetryAfter, type DecodedErrorBody } from './http';
+export { parseRetryAfter } from './http';
