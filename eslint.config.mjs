@@ -27,7 +27,8 @@ const TEST_AREAS = {
   'test/sync': ['apps/api', 'apps/agent-sync'],
   'test/agent': ['apps/agent-sync'],
   'test/cli': ['apps/cli'],
-  'test/console': ['apps/console'],
+  // The console is built on the generated admin client: its tests also check the client's types are current.
+  'test/console': ['apps/console', 'libs/admin-client'],
   'test/package': [],
   'test/scripts': [],
 };

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { discoverHooks } from '@hookwarden/hook-core';
 import { renderList } from '@hookwarden/hook-core/cli';
-import { windowsText } from '../../libs/hook-core/src/run/runner';
 import { SYSTEM_ROOT, absoluteDir, defaultStateDir } from '../../apps/agent-sync/src/cli/options';
 import { Layer, requirementsPathFor } from '../../apps/agent-sync/src/materialize/layer';
 
@@ -57,10 +56,5 @@ describe('the engine on Windows', () => {
     expect(renderList(discovery('win32'), 'win32')).toContain('C:\\hw\\check.cmd');
     expect(renderList(discovery('win32'), 'win32')).not.toContain('/opt/hw/check.sh');
     expect(renderList(discovery('linux'), 'linux')).toContain('/opt/hw/check.sh');
-  });
-
-  it("a Windows hook's output loses its byte-order mark and CRLF line ends", () => {
-    expect(windowsText('\ufeff{"a":1}\r\nline\r\n', true)).toBe('{"a":1}\nline\n');
-    expect(windowsText('\ufeffx\r\n', false)).toBe('\ufeffx\r\n');
   });
 });

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignedAgent } from '../support/identity';
-import { readEndpointKey } from '../../apps/agent-sync/src/state/endpoint-key';
+import { readEndpointKey } from '@hookwarden/agent-sync';
 import { runAgent } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
