@@ -310,10 +310,26 @@ try {
     info(`revoked endpoint ${creds.endpointId} (the group and policy stay: policy history is immutable)`);
   });
 
-  say('Release the version to the group', 'POST /v1/groups/:id/releases (immediate)');
+  say(
+    'Release the version to the group',
+    'GET /v1/groups/:id/release-preview, then POST /v1/groups/:id/releases (immediate)',
+  );
+  // The impact preview first: this version allows managed hooks only, and the new endpoint has not reported an
+  // inventory yet, so its impact is unknown and the release must acknowledge exactly this preview (else 428).
+  const preview = await api(
+    'GET',
+    `/v1/groups/${group.id}/release-preview?policyVersionId=${encodeURIComponent(version.id)}`,
+    { token: adminToken },
+  );
+  if (preview.impactUnknown) info('impact unknown: an endpoint has not reported its hook inventory yet');
+  if (preview.requiresAck) info(`acknowledging preview ${preview.digest}`);
   const release = await api('POST', `/v1/groups/${group.id}/releases`, {
     token: adminToken,
-    body: { policyVersionId: version.id, strategy: 'immediate' },
+    body: {
+      policyVersionId: version.id,
+      strategy: 'immediate',
+      ...(preview.requiresAck ? { previewAck: preview.digest } : {}),
+    },
   });
   info(`release ${release.id}: revision ${release.revision}, ${release.status}`);
 
