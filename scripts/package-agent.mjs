@@ -99,6 +99,7 @@ for (const b of binaries) {
     logLevel: 'warning',
     alias: {
       '@hookwarden/hook-core/cli': path.join(root, 'libs/hook-core/src/cli/index.ts'),
+      '@hookwarden/hook-core/http': path.join(root, 'libs/hook-core/src/wire/http.ts'),
       '@hookwarden/hook-core': path.join(root, 'libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': path.join(root, 'apps/agent-sync/src/index.ts'),
     },
@@ -298,6 +299,7 @@ async function bundle(b, outfile) {
     logLevel: 'warning',
     alias: {
       '@hookwarden/hook-core/cli': path.join(root, 'libs/hook-core/src/cli/index.ts'),
+      '@hookwarden/hook-core/http': path.join(root, 'libs/hook-core/src/wire/http.ts'),
       '@hookwarden/hook-core': path.join(root, 'libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': path.join(root, 'apps/agent-sync/src/index.ts'),
     },

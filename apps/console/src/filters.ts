@@ -77,7 +77,7 @@ export const CONSOLE_LISTS = {
   },
   '/v1/endpoints': {
     page: '/groups/:id',
-    filters: ['groupId', 'state', 'platform'],
+    filters: ['groupId', 'state', 'platform', 'admission'],
   },
   '/v1/groups': { page: '/groups', filters: [], unfiltered: 'every group is shown (at most 200)' },
   '/v1/policies': { page: '/policies', filters: [], unfiltered: 'every policy is shown, with its group' },

@@ -89,6 +89,19 @@ export interface DiskFile {
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
+// The layer.json of a verified bundle: what it is and the files it owns.
+function layerMetaOf(bundle: VerifiedBundle): LayerMeta {
+  return {
+    groupId: bundle.manifest.group.id,
+    revision: bundle.revision,
+    digest: bundle.digest,
+    policyVersion: bundle.manifest.policyVersion,
+    managedDir: bundle.managedDir,
+    requirementsSha256: bundle.manifest.requirements.sha256,
+    files: bundle.files.map((f) => ({ path: f.path, sha256: f.sha256, mode: f.mode })),
+  };
+}
+
 // Where the managed requirements live for the platform (hook-core reads them there), under `root`.
 // `root` '/' is the system root on every platform: on Windows that is %ProgramData% with its own drive.
 export function requirementsPathFor(
@@ -515,15 +528,7 @@ export class Layer {
       await writeSynced(file, f.content, f.mode);
       await this.step();
     }
-    const meta: LayerMeta = {
-      groupId: bundle.manifest.group.id,
-      revision: bundle.revision,
-      digest: bundle.digest,
-      policyVersion: bundle.manifest.policyVersion,
-      managedDir: bundle.managedDir,
-      requirementsSha256: bundle.manifest.requirements.sha256,
-      files: bundle.files.map((f) => ({ path: f.path, sha256: f.sha256, mode: f.mode })),
-    };
+    const meta = layerMetaOf(bundle);
     await writeSynced(path.join(staging, META), Buffer.from(JSON.stringify(meta, null, 2)), 0o644);
     const name = `v${bundle.revision}-${rand()}`;
     await fs.rename(staging, path.join(this.layerDir, name));
@@ -613,15 +618,7 @@ export class Layer {
       await this.step();
     }
     if (source) await this.carryForeign(source, managed, '', owned, new Set(bundle.files.map((f) => f.path)));
-    const meta: LayerMeta = {
-      groupId: bundle.manifest.group.id,
-      revision: bundle.revision,
-      digest: bundle.digest,
-      policyVersion: bundle.manifest.policyVersion,
-      managedDir: bundle.managedDir,
-      requirementsSha256: bundle.manifest.requirements.sha256,
-      files: bundle.files.map((f) => ({ path: f.path, sha256: f.sha256, mode: f.mode })),
-    };
+    const meta = layerMetaOf(bundle);
     await writeSynced(path.join(staging, META), Buffer.from(JSON.stringify(meta, null, 2)), 0o644);
     for (const d of dirs) await fsyncDir(d);
     await this.step();

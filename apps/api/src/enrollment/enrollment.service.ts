@@ -39,6 +39,17 @@ function toView(s: EnrollmentSecret): EnrollmentSecretView {
   };
 }
 
+// The canonical PEM and key id of a submitted endpoint public key; a 400 at `$.publicKey` unless it is Ed25519.
+function endpointKeyOf(pem: string): { publicKey: string; keyId: string } {
+  try {
+    const key = parseEndpointPublicKey(pem);
+    return { publicKey: endpointPublicKeyPem(key), keyId: endpointKeyId(key) };
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new ApiError('validation_failed', message, [{ path: '$.publicKey', message }]);
+  }
+}
+
 @Injectable()
 export class EnrollmentService {
   constructor(
@@ -110,17 +121,7 @@ export class EnrollmentService {
         ),
       );
     }
-    let publicKey: string;
-    let keyId: string;
-    try {
-      const key = parseEndpointPublicKey(input.publicKey);
-      publicKey = endpointPublicKeyPem(key);
-      keyId = endpointKeyId(key);
-    } catch (err) {
-      throw new ApiError('validation_failed', (err as Error).message, [
-        { path: '$.publicKey', message: (err as Error).message },
-      ]);
-    }
+    const { publicKey, keyId } = endpointKeyOf(input.publicKey);
     const offset = input.created - Math.floor(Date.now() / 1000);
     if (Math.abs(offset) > MAX_CLOCK_SKEW_SEC) {
       throw new ApiError(
@@ -200,17 +201,7 @@ export class EnrollmentService {
   // Registers the first key of a bearer-enrolled endpoint (migration): the `migrate` proof must verify with it; the
   // bearer credential stops working at once on every instance. The same key again succeeds (a retry after a crash).
   async registerKey(endpointId: string, input: { publicKey: string; proof: string }) {
-    let publicKey: string;
-    let keyId: string;
-    try {
-      const key = parseEndpointPublicKey(input.publicKey);
-      publicKey = endpointPublicKeyPem(key);
-      keyId = endpointKeyId(key);
-    } catch (err) {
-      throw new ApiError('validation_failed', (err as Error).message, [
-        { path: '$.publicKey', message: (err as Error).message },
-      ]);
-    }
+    const { publicKey, keyId } = endpointKeyOf(input.publicKey);
     const payload = migrateProofPayload({ endpointId, publicKey: input.publicKey });
     if (!verifyEndpointProof(publicKey, 'migrate', payload, input.proof)) {
       throw new ApiError('validation_failed', 'The migrate proof does not verify with the public key sent', [
