@@ -205,6 +205,9 @@ export class BundleRoute implements RawRoute {
 
   // The handler: authenticate, resolve from the cache, answer or hold.
   async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
+    // An endpoint moved, re-keyed or revoked while this request authenticated may carry a stale principal whose wake-up
+    // already went by: such a request is answered at once instead of held (the agent polls again, re-authenticated).
+    const invalidations = this.auth.invalidations;
     const principal = await this.agentOf(req, res, requestId);
     if (!principal) return;
     const secret = principal.secret;
@@ -226,6 +229,7 @@ export class BundleRoute implements RawRoute {
       if (!unchanged(bundle, inm)) return this.answer(res, requestId, bundle, true, 0);
       if (wait === 0) return this.answer(res, requestId, bundle, false, 0);
       if (gen !== this.cache.gen(groupId)) continue; // changed while loading: evaluate again before holding
+      if (invalidations !== this.auth.invalidations) return this.answer(res, requestId, bundle, false, 0);
       if (this.cache.full) {
         const retry = String(5 + Math.floor(Math.random() * 10));
         return this.fail(res, requestId, 503, 'unavailable', 'Too many held requests on this instance', {

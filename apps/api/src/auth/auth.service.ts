@@ -127,6 +127,11 @@ export class AuthService {
     this.identities.clear();
   }
 
+  /** Bumped by every invalidation: a caller that saw it change since it authenticated may hold a stale principal. */
+  get invalidations(): number {
+    return this.generation;
+  }
+
   /** Entries cached now (for tests and metrics). */
   get size(): number {
     return this.cache.size;
