@@ -168,7 +168,9 @@ describe('in-place layer switch (no links)', () => {
       }
     }
     expect(killedMidway).toBeGreaterThan(25);
-    expect(refused).toBeGreaterThan(0); // some kills landed mid-switch, and the engine refused those layers
+    // Where a kill lands is chance: usually some land mid-switch (the engine refuses those layers), but a run whose kills
+    // all landed while staging is not a failure of the property above (every view one complete version or refused).
+    console.log(`in-place kill series: ${killedMidway} killed mid-apply, ${refused} layers refused by the engine`);
     // The next start rolls an interrupted switch forward and converges on the newest bundle.
     expect((await once()).code).toBe(0);
     expect(await engineView()).toEqual(layers.get('r51'));
