@@ -87,23 +87,7 @@ for (const d of ['bin', 'lib', 'share/hookwarden']) mkdirSync(path.join(pkgDir, 
 // One CommonJS file per binary with every dependency inside (no node_modules on the endpoint).
 for (const b of binaries) {
   const file = path.join(pkgDir, 'lib', `${b.name}.cjs`);
-  await build({
-    entryPoints: [path.join(root, b.entry)],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    alias: {
-      '@hookwarden/hook-core/cli': path.join(root, 'libs/hook-core/src/cli/index.ts'),
-      '@hookwarden/hook-core/http': path.join(root, 'libs/hook-core/src/wire/http.ts'),
-      '@hookwarden/hook-core': path.join(root, 'libs/hook-core/src/index.ts'),
-      '@hookwarden/agent-sync': path.join(root, 'apps/agent-sync/src/index.ts'),
-    },
-  });
+  await bundle(b, file);
   chmodSync(file, 0o755);
   say(`bundled   lib/${b.name}.cjs (${mib(file)})`);
 }
