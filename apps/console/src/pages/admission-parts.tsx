@@ -1,21 +1,22 @@
 // An admin's enrollment decisions: the "Pending approval" list (duplicate machine ids, with the endpoint each one
 // duplicates) and the Approve / Reject / Re-admit buttons, each behind a confirmation. Auditors see no button.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas } from '../api/client';
 import { ago, Card, ConfirmButton, ErrorBox, When } from '../components/ui';
 import { Link } from '../router';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
 
 type Endpoint = Schemas['EndpointViewDto'];
 
-/** Query keys whose answers change with a decision. */
-const AFFECTED = ['endpoints', 'endpoint', 'pending-endpoints', 'endpoint-counts', 'overview', 'findings'];
+/** The queries whose answers change with a decision (every endpoint list and view, the findings). */
+const AFFECTED = [queryKeys.endpoints.all(), queryKeys.findings.all()];
 
 // Refetches everything a decision changes.
 function useRefresh(): () => Promise<void> {
   const queryClient = useQueryClient();
   return async () => {
-    await Promise.all(AFFECTED.map((k) => queryClient.invalidateQueries({ queryKey: [k] })));
+    await Promise.all(AFFECTED.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
   };
 }
 
@@ -46,7 +47,7 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
               </p>
             }
             onConfirm={async () => {
-              await unwrap(api.POST('/v1/endpoints/{id}/approve', { params: { path: { id } } }), 'POST');
+              await api.POST('/v1/endpoints/{id}/approve', { params: { path: { id } } });
               await refresh();
             }}
           />
@@ -63,7 +64,7 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
             </p>
           }
           onConfirm={async () => {
-            await unwrap(api.POST('/v1/endpoints/{id}/reject', { params: { path: { id } } }), 'POST');
+            await api.POST('/v1/endpoints/{id}/reject', { params: { path: { id } } });
             await refresh();
           }}
         />
@@ -84,7 +85,7 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
           </p>
         }
         onConfirm={async () => {
-          await unwrap(api.POST('/v1/endpoints/{id}/readmit', { params: { path: { id } } }), 'POST');
+          await api.POST('/v1/endpoints/{id}/readmit', { params: { path: { id } } });
           await refresh();
         }}
       />
@@ -96,8 +97,8 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
 // Enrollments that claimed a known machine id without proof of its key, awaiting an admin (hidden when none).
 export function PendingApproval() {
   const q = useQuery({
-    queryKey: ['pending-endpoints'],
-    queryFn: () => unwrap(api.GET('/v1/endpoints', { params: { query: { admission: 'pending', limit: 200 } } })),
+    queryKey: queryKeys.endpoints.pending(),
+    queryFn: () => api.GET('/v1/endpoints', { params: { query: { admission: 'pending', limit: 200 } } }),
     refetchInterval: 10_000,
   });
   if (q.error) return <ErrorBox error={q.error} />;

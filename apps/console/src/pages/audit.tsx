@@ -2,7 +2,7 @@
 // browser (its signature checked here too), and (admins) the bundle-signing keys: list, add, activate, retire.
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { type Checkpoint, checkSignature, loadCheckpoint, saveCheckpoint } from '../checkpoint';
 import {
@@ -21,6 +21,7 @@ import { AUDIT_FILTERS, type AuditFilter } from '../filters';
 import { useAction } from '../components/use-action';
 import { navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
 
 type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
 const FILTERS: ReadonlyArray<{ key: AuditFilter; label: string; placeholder?: string }> = AUDIT_FILTERS;
@@ -37,13 +38,11 @@ function Entries() {
   const [draft, setDraft] = useState(applied);
   const [open, setOpen] = useState<string | null>(null);
   const q = useInfiniteQuery({
-    queryKey: ['audit-log', JSON.stringify(applied)],
+    queryKey: queryKeys.auditLog.list(applied),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/audit-log', {
-          params: { query: { ...(applied as AuditQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/audit-log', {
+        params: { query: { ...(applied as AuditQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -166,10 +165,10 @@ function VerifyCard() {
   } = useAction(async () => {
     setSignature(undefined);
     const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
-    const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
+    const r = await api.GET('/v1/audit-log/verify', { params: { query: q } });
     setResult(r);
     if (r.ok && r.checkpoint) {
-      const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
+      const trusted = await api.GET('/v1/signing-keys/trusted');
       const sig = await checkSignature(r.checkpoint, trusted.keys);
       setSignature(sig);
       if (sig !== false) {
@@ -237,13 +236,13 @@ function VerifyCard() {
 
 function SigningKeys() {
   const queryClient = useQueryClient();
-  const q = useQuery({ queryKey: ['signing-keys'], queryFn: () => unwrap(api.GET('/v1/signing-keys')) });
+  const q = useQuery({ queryKey: queryKeys.auditLog.signingKeys(), queryFn: () => api.GET('/v1/signing-keys') });
   const [error, setError] = useState<unknown>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['signing-keys'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.auditLog.signingKeys() });
   const add = async (activate: boolean) => {
     setError(null);
     try {
-      await unwrap(api.POST('/v1/signing-keys', { body: { activate } }), 'POST');
+      await api.POST('/v1/signing-keys', { body: { activate } });
       await refresh();
     } catch (err) {
       setError(err);
@@ -296,10 +295,7 @@ function SigningKeys() {
                       title="Activate this key?"
                       body="Every API instance signs new bundles with it from its next release."
                       onConfirm={async () => {
-                        await unwrap(
-                          api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } }),
-                          'POST',
-                        );
+                        await api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } });
                         await refresh();
                       }}
                     />
@@ -312,10 +308,7 @@ function SigningKeys() {
                       title="Retire this key?"
                       body="It is dropped from the key list agents trust. The API refuses while a group is still served a bundle it signed."
                       onConfirm={async () => {
-                        await unwrap(
-                          api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } }),
-                          'POST',
-                        );
+                        await api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } });
                         await refresh();
                       }}
                     />

@@ -2,10 +2,11 @@
 // `hookwarden login`, see yours, revoke them. The secret is shown once.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas } from '../api/client';
 import { Badge, Card, ConfirmButton, CopyButton, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
 import { useSession } from '../session';
+import { queryKeys } from '../query-keys';
 
 type Created = Schemas['CreatedPersonalTokenDto'];
 
@@ -27,7 +28,7 @@ function NewToken({ onCreated }: { onCreated: (t: Created) => void }) {
   const [name, setName] = useState('');
   const [ttlSec, setTtlSec] = useState(8 * 3600);
   const { run, busy, error } = useAction(async () => {
-    onCreated(await unwrap(api.POST('/v1/me/tokens', { body: { name: name.trim(), ttlSec } }), 'POST'));
+    onCreated(await api.POST('/v1/me/tokens', { body: { name: name.trim(), ttlSec } }));
     setName('');
   });
   const submit = (e: FormEvent) => {
@@ -69,11 +70,11 @@ export default function CliTokens() {
   const [created, setCreated] = useState<Created | null>(null);
   const sso = session?.kind === 'sso';
   const q = useQuery({
-    queryKey: ['me-tokens'],
-    queryFn: () => unwrap(api.GET('/v1/me/tokens', { params: { query: { limit: 100 } } })),
+    queryKey: queryKeys.me.tokens(),
+    queryFn: () => api.GET('/v1/me/tokens', { params: { query: { limit: 100 } } }),
     enabled: sso,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['me-tokens'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.me.tokens() });
   if (!sso) {
     return (
       <>
@@ -163,10 +164,7 @@ export default function CliTokens() {
                             title="Revoke this token?"
                             body="The CLI contexts that store it stop working at once."
                             onConfirm={async () => {
-                              await unwrap(
-                                api.DELETE('/v1/me/tokens/{id}', { params: { path: { id: t.id } } }),
-                                'DELETE',
-                              );
+                              await api.DELETE('/v1/me/tokens/{id}', { params: { path: { id: t.id } } });
                               await refresh();
                             }}
                           />

@@ -1,7 +1,7 @@
 // One group: its endpoints (filters, last check-in) and enrollment secrets (admins: create once-shown, revoke).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import {
   ago,
@@ -20,6 +20,7 @@ import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 import { enrollCommand, fleetState } from '../domain';
+import { queryKeys } from '../query-keys';
 
 type EndpointQuery = NonNullable<operations['EndpointsController_list']['parameters']['query']>;
 type EndpointState = NonNullable<EndpointQuery['state']>;
@@ -39,22 +40,20 @@ function Endpoints({ groupId }: { groupId: string }) {
     navigate(`/groups/${groupId}?${next.toString()}`, true);
   };
   const q = useInfiniteQuery({
-    queryKey: ['endpoints', groupId, state, platform, admission],
+    queryKey: queryKeys.endpoints.list({ groupId, state, platform, admission }),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/endpoints', {
-          params: {
-            query: {
-              groupId,
-              limit: 100,
-              ...(state ? { state } : {}),
-              ...(platform ? { platform } : {}),
-              ...(admission ? { admission } : {}),
-              ...(pageParam ? { cursor: pageParam } : {}),
-            },
+      api.GET('/v1/endpoints', {
+        params: {
+          query: {
+            groupId,
+            limit: 100,
+            ...(state ? { state } : {}),
+            ...(platform ? { platform } : {}),
+            ...(admission ? { admission } : {}),
+            ...(pageParam ? { cursor: pageParam } : {}),
           },
-        }),
-      ),
+        },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
     refetchInterval: 10_000,
@@ -145,10 +144,7 @@ function NewSecret({ groupId, onCreated }: { groupId: string; onCreated: (s: Cre
     const body: Schemas['CreateEnrollmentSecretDto'] = { name };
     if (expires) body.expiresAt = new Date(expires).toISOString();
     if (maxUses) body.maxUses = Number(maxUses);
-    const s = await unwrap(
-      api.POST('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } }, body }),
-      'POST',
-    );
+    const s = await api.POST('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } }, body });
     setName('');
     setExpires('');
     setMaxUses('');
@@ -193,10 +189,10 @@ function Secrets({ groupId }: { groupId: string }) {
   const queryClient = useQueryClient();
   const [created, setCreated] = useState<CreatedSecret | null>(null);
   const q = useQuery({
-    queryKey: ['secrets', groupId],
-    queryFn: () => unwrap(api.GET('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } } })),
+    queryKey: queryKeys.groups.secrets(groupId),
+    queryFn: () => api.GET('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } } }),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['secrets', groupId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.groups.secrets(groupId) });
   return (
     <Card title="Enrollment secrets" className="span-2">
       {created ? (
@@ -262,10 +258,7 @@ function Secrets({ groupId }: { groupId: string }) {
                           title="Revoke this enrollment secret?"
                           body="Machines can no longer enroll with it. Endpoints already enrolled are not affected."
                           onConfirm={async () => {
-                            await unwrap(
-                              api.POST('/v1/enrollment-secrets/{id}/revoke', { params: { path: { id: s.id } } }),
-                              'POST',
-                            );
+                            await api.POST('/v1/enrollment-secrets/{id}/revoke', { params: { path: { id: s.id } } });
                             await refresh();
                           }}
                         />
@@ -298,8 +291,8 @@ export default function Group({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const canWrite = useCanWrite();
   const g = useQuery({
-    queryKey: ['group', id],
-    queryFn: () => unwrap(api.GET('/v1/groups/{id}', { params: { path: { id } } })),
+    queryKey: queryKeys.groups.one(id),
+    queryFn: () => api.GET('/v1/groups/{id}', { params: { path: { id } } }),
   });
   if (g.isPending) return <Loading what="group" />;
   if (g.error) return <ErrorBox error={g.error} />;

@@ -2,21 +2,23 @@
 // groups and decide on pending enrollments here.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, nextCursorOf, unwrap } from '../api/client';
+import { api, nextCursorOf } from '../api/client';
 import { Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
 import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
 import { inFleet } from '../domain';
 import { PendingApproval } from './admission-parts';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 function CreateGroup() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const { run, busy, error } = useAction(async () => {
-    const g = await unwrap(api.POST('/v1/groups', { body: { name: name.trim(), description } }), 'POST');
-    await queryClient.invalidateQueries({ queryKey: ['groups'] });
+    const g = await api.POST('/v1/groups', { body: { name: name.trim(), description } });
+    await queryClient.invalidateQueries({ queryKey: queryKeys.groups.all() });
     navigate(`/groups/${g.id}`);
   });
   const submit = (e: FormEvent) => {
@@ -49,7 +51,7 @@ async function endpointCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let cursor: string | undefined;
   for (let i = 0; i < 10; i++) {
-    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
+    const page = await api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } });
     for (const e of page.items) if (inFleet(e)) counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
     const next = nextCursorOf(page);
     if (!next) break;
@@ -60,11 +62,8 @@ async function endpointCounts(): Promise<Map<string, number>> {
 
 export default function Groups() {
   const canWrite = useCanWrite();
-  const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
-  const counts = useQuery({ queryKey: ['endpoint-counts'], queryFn: endpointCounts });
+  const groups = useQuery(groupsQuery);
+  const counts = useQuery({ queryKey: queryKeys.endpoints.counts(), queryFn: endpointCounts });
   return (
     <>
       <PageHeader

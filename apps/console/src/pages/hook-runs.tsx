@@ -2,12 +2,14 @@
 // current filter (downloaded with the bearer header, never a token in a URL).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, downloadExport, nextCursorOf, unwrap } from '../api/client';
+import { api, downloadExport, nextCursorOf } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
 import { navigate, useLocation } from '../router';
 import { HOOK_RUN_FILTERS, type HookRunFilter } from '../filters';
 import { RunsTable } from './hook-runs-table';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 type RunQuery = NonNullable<operations['HookRunsController_list']['parameters']['query']>;
 type FilterKey = HookRunFilter;
@@ -40,19 +42,13 @@ export default function HookRuns() {
   const [exportError, setExportError] = useState<unknown>(null);
   const [exporting, setExporting] = useState<string | null>(null);
   const queryClient = useQueryClient();
-  const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
-  const key = JSON.stringify(applied);
+  const groups = useQuery(groupsQuery);
   const runs = useInfiniteQuery({
-    queryKey: ['hook-runs', 'explore', key],
+    queryKey: queryKeys.hookRuns.list(applied),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/hook-runs', {
-          params: { query: { ...(applied as RunQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/hook-runs', {
+        params: { query: { ...(applied as RunQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -65,7 +61,7 @@ export default function HookRuns() {
     }
     navigate(`/hook-runs${next.size ? `?${next.toString()}` : ''}`, true);
     // The same filter again means "look for new runs".
-    void queryClient.invalidateQueries({ queryKey: ['hook-runs', 'explore'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.hookRuns.all() });
   };
   const clear = () => {
     setDraft({});

@@ -3,7 +3,7 @@
 // and remove hashes; auditors read).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import {
   Badge,
@@ -30,6 +30,8 @@ import {
 import { Link, navigate, useLocation } from '../router';
 import { FindingsTable, inventoryPath, type InventoryTab as Tab } from './inventory-parts';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 type HookQuery = NonNullable<operations['InventoryController_hooks']['parameters']['query']>;
 type FleetHook = Schemas['FleetHookPageDto']['items'][number];
@@ -58,10 +60,7 @@ const HINTS: Partial<Record<HookFilter, string>> = {
 };
 
 function useGroups() {
-  return useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
+  return useQuery(groupsQuery);
 }
 
 // A group <select> ("any" first) for the tabs that filter by group.
@@ -99,15 +98,12 @@ function HooksTab({ query }: { query: URLSearchParams }) {
   const [draft, setDraft] = useState<Partial<Record<HookFilter, string>>>(applied);
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
-  const key = JSON.stringify(applied);
   const hooks = useInfiniteQuery({
-    queryKey: ['inventory-hooks', key],
+    queryKey: queryKeys.inventory.hooks(applied),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/inventory/hooks', {
-          params: { query: { ...(applied as HookQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/inventory/hooks', {
+        params: { query: { ...(applied as HookQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -119,7 +115,7 @@ function HooksTab({ query }: { query: URLSearchParams }) {
       if (v) next[k] = v;
     }
     navigate(inventoryPath('hooks', next), true);
-    void queryClient.invalidateQueries({ queryKey: ['inventory-hooks'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.inventory.all() });
   };
   const clear = () => {
     setDraft({});
@@ -244,8 +240,8 @@ function HooksTab({ query }: { query: URLSearchParams }) {
 function PluginsTab({ query }: { query: URLSearchParams }) {
   const groupId = query.get('groupId') ?? '';
   const plugins = useQuery({
-    queryKey: ['inventory-plugins', groupId],
-    queryFn: () => unwrap(api.GET('/v1/inventory/plugins', { params: { query: groupId ? { groupId } : {} } })),
+    queryKey: queryKeys.inventory.plugins({ groupId }),
+    queryFn: () => api.GET('/v1/inventory/plugins', { params: { query: groupId ? { groupId } : {} } }),
   });
   return (
     <Card title="Plugins across the fleet">
@@ -302,13 +298,11 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
   const [draft, setDraft] = useState({ endpointId, since });
   const filter = { ...(endpointId ? { endpointId } : {}), ...(since ? { since } : {}) };
   const changes = useInfiniteQuery({
-    queryKey: ['inventory-changes', filter],
+    queryKey: queryKeys.inventory.changes(filter),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/inventory/changes', {
-          params: { query: { ...filter, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/inventory/changes', {
+        params: { query: { ...filter, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -413,8 +407,8 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
 function FindingsTab({ query }: { query: URLSearchParams }) {
   const groupId = query.get('groupId') ?? '';
   const findings = useQuery({
-    queryKey: ['inventory-findings', groupId],
-    queryFn: () => unwrap(api.GET('/v1/inventory/findings', { params: { query: groupId ? { groupId } : {} } })),
+    queryKey: queryKeys.inventory.findings({ groupId }),
+    queryFn: () => api.GET('/v1/inventory/findings', { params: { query: groupId ? { groupId } : {} } }),
   });
   return (
     <Card title="Findings">
@@ -440,24 +434,16 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
   const denied = useQuery({
-    queryKey: ['inventory-denied'],
-    queryFn: () => unwrap(api.GET('/v1/inventory/denied-hashes')),
+    queryKey: queryKeys.inventory.denied(),
+    queryFn: () => api.GET('/v1/inventory/denied-hashes'),
   });
   const [hash, setHash] = useState(query.get('deny') ?? '');
   const [reason, setReason] = useState('');
   const [added, setAdded] = useState<string | null>(null);
-  const refresh = () =>
-    Promise.all(
-      ['inventory-denied', 'inventory-findings', 'inventory-hooks'].map((k) =>
-        queryClient.invalidateQueries({ queryKey: [k] }),
-      ),
-    );
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.inventory.all() });
   const { run, busy, error } = useAction(async () => {
     setAdded(null);
-    const r = await unwrap(
-      api.POST('/v1/inventory/denied-hashes', { body: { hash: hash.trim(), reason: reason.trim() } }),
-      'POST',
-    );
+    const r = await api.POST('/v1/inventory/denied-hashes', { body: { hash: hash.trim(), reason: reason.trim() } });
     setAdded(r.hash);
     setHash('');
     setReason('');
@@ -510,10 +496,9 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
                           </p>
                         }
                         onConfirm={async () => {
-                          await unwrap(
-                            api.DELETE('/v1/inventory/denied-hashes/{hash}', { params: { path: { hash: d.hash } } }),
-                            'DELETE',
-                          );
+                          await api.DELETE('/v1/inventory/denied-hashes/{hash}', {
+                            params: { path: { hash: d.hash } },
+                          });
                           await refresh();
                         }}
                       />

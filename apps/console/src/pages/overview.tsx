@@ -2,13 +2,14 @@
 // top failing and blocking hooks, open findings, rollouts in progress with their ring progress.
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import { StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link } from '../router';
 import { FLEET_STATES, type FleetState, fleetState, inFleet, OUTSIDE_FLEET } from '../domain';
 import { RingBars } from './rollout-parts';
 import { FindingsTable, inventoryPath } from './inventory-parts';
+import { queryKeys } from '../query-keys';
 
 type Endpoint = Schemas['EndpointPageDto']['items'][number];
 type Release = Schemas['ReleaseListDto']['items'][number];
@@ -20,7 +21,7 @@ async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }
   const items: Endpoint[] = [];
   let cursor: string | undefined;
   while (items.length < ENDPOINT_LIMIT) {
-    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
+    const page = await api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } });
     items.push(...page.items);
     const next = nextCursorOf(page);
     if (!next) return { items, truncated: false };
@@ -31,15 +32,19 @@ async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }
 
 // Releases still rolling or paused, across groups (the first 200 groups).
 async function activeRollouts(): Promise<Release[]> {
-  const groups = await unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } }));
+  const groups = await api.GET('/v1/groups', { params: { query: { limit: 200 } } });
   const lists = await Promise.all(
-    groups.items.map((g) => unwrap(api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId: g.id } } }))),
+    groups.items.map((g) => api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId: g.id } } })),
   );
   return lists.flatMap((l) => l.items).filter((r) => r.status === 'rolling' || r.status === 'paused');
 }
 
 function FleetCard() {
-  const q = useQuery({ queryKey: ['overview', 'endpoints'], queryFn: allEndpoints, refetchInterval: 15_000 });
+  const q = useQuery({
+    queryKey: queryKeys.endpoints.list({ overview: 'all' }),
+    queryFn: allEndpoints,
+    refetchInterval: 15_000,
+  });
   const summary = useMemo(() => {
     const byState = new Map<FleetState, number>();
     const byGroup = new Map<string, { name: string; id: string; versions: Map<string, number>; total: number }>();
@@ -119,12 +124,10 @@ function RunsChartCard() {
   const [range, setRange] = useState<Range>('24h');
   const [by, setBy] = useState<By>('event');
   const q = useQuery({
-    queryKey: ['overview', 'stats', range],
+    queryKey: queryKeys.hookRuns.stats({ range }),
     queryFn: () => {
       const from = new Date(Date.now() - (range === '24h' ? 24 : 24 * 7) * 3600_000).toISOString();
-      return unwrap(
-        api.GET('/v1/hook-runs/stats', { params: { query: { bucket: range === '24h' ? 'hour' : 'day', from } } }),
-      );
+      return api.GET('/v1/hook-runs/stats', { params: { query: { bucket: range === '24h' ? 'hour' : 'day', from } } });
     },
     refetchInterval: 30_000,
   });
@@ -190,13 +193,11 @@ function RunsChartCard() {
 
 function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
   const q = useQuery({
-    queryKey: ['overview', 'top', kind],
+    queryKey: queryKeys.hookRuns.top({ kind }),
     queryFn: () =>
-      unwrap(
-        api.GET('/v1/hook-runs/top', {
-          params: { query: { kind, limit: 5, from: new Date(Date.now() - 7 * 86400_000).toISOString() } },
-        }),
-      ),
+      api.GET('/v1/hook-runs/top', {
+        params: { query: { kind, limit: 5, from: new Date(Date.now() - 7 * 86400_000).toISOString() } },
+      }),
     refetchInterval: 30_000,
   });
   const filter = kind === 'failing' ? 'status=failed,timed_out' : 'decision=deny,block';
@@ -235,14 +236,14 @@ function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
 
 function FindingsCard() {
   const q = useQuery({
-    queryKey: ['overview', 'findings'],
-    queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { limit: 10 } } })),
+    queryKey: queryKeys.findings.list({ limit: 10 }),
+    queryFn: () => api.GET('/v1/findings', { params: { query: { limit: 10 } } }),
     refetchInterval: 30_000,
   });
   // Known-bad hooks on endpoints and managed hooks missing where the layer is applied (the inventory's findings).
   const inv = useQuery({
-    queryKey: ['overview', 'inventory-findings'],
-    queryFn: () => unwrap(api.GET('/v1/inventory/findings', {})),
+    queryKey: queryKeys.inventory.findings({}),
+    queryFn: () => api.GET('/v1/inventory/findings', {}),
     refetchInterval: 30_000,
   });
   const invItems = inv.data?.items ?? [];
@@ -333,7 +334,7 @@ function DuplicateFinding({ details, resolved }: { details: unknown; resolved: b
 }
 
 function RolloutsCard() {
-  const q = useQuery({ queryKey: ['overview', 'rollouts'], queryFn: activeRollouts, refetchInterval: 5_000 });
+  const q = useQuery({ queryKey: queryKeys.releases.active(), queryFn: activeRollouts, refetchInterval: 5_000 });
   return (
     <Card title="Rollouts in progress" className="span-2" actions={<Link to="/releases">All releases</Link>}>
       {q.isPending ? <Loading /> : null}
@@ -348,8 +349,8 @@ function RolloutsCard() {
 
 function RolloutSummary({ release }: { release: Release }) {
   const q = useQuery({
-    queryKey: ['rollout', release.id],
-    queryFn: () => unwrap(api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.id } } })),
+    queryKey: queryKeys.releases.rollout(release.id),
+    queryFn: () => api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.id } } }),
     refetchInterval: 2_000,
   });
   return (

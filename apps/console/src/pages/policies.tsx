@@ -1,10 +1,12 @@
 // Policies: every policy with its group and latest version; admins create one here.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { api } from '../api/client';
 import { Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 function CreatePolicy({ groups }: { groups: Array<{ id: string; name: string }> }) {
   const queryClient = useQueryClient();
@@ -18,13 +20,10 @@ function CreatePolicy({ groups }: { groups: Array<{ id: string; name: string }> 
     setBusy(true);
     setError(null);
     try {
-      const p = await unwrap(
-        api.POST('/v1/policies', {
-          body: { name: name.trim(), description, ...(groupId ? { groupId } : {}) },
-        }),
-        'POST',
-      );
-      await queryClient.invalidateQueries({ queryKey: ['policies'] });
+      const p = await api.POST('/v1/policies', {
+        body: { name: name.trim(), description, ...(groupId ? { groupId } : {}) },
+      });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.policies.all() });
       navigate(`/policies/${p.id}/new`);
     } catch (err) {
       setError(err);
@@ -60,13 +59,10 @@ function CreatePolicy({ groups }: { groups: Array<{ id: string; name: string }> 
 export default function Policies() {
   const canWrite = useCanWrite();
   const policies = useQuery({
-    queryKey: ['policies'],
-    queryFn: () => unwrap(api.GET('/v1/policies', { params: { query: { limit: 200 } } })),
+    queryKey: queryKeys.policies.all(),
+    queryFn: () => api.GET('/v1/policies', { params: { query: { limit: 200 } } }),
   });
-  const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
+  const groups = useQuery(groupsQuery);
   const groupName = new Map(groups.data?.items.map((g) => [g.id, g.name]) ?? []);
   return (
     <>

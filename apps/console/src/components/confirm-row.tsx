@@ -1,0 +1,78 @@
+// The inline "are you sure" of a destructive row action (revoke, remove, reject…): the row's button opens a small
+// confirmation in place (a non-modal dialog: its question, what happens, Cancel and the action; Escape cancels),
+// the action runs through useAction, and its error stays beside the row until Cancel.
+import { type KeyboardEvent, type ReactNode, useId, useState } from 'react';
+import { ErrorBox } from './ui';
+import { useAction } from './use-action';
+
+export function ConfirmRow({
+  label,
+  title,
+  body,
+  confirmLabel,
+  danger,
+  onConfirm,
+  disabled,
+  className,
+}: {
+  /** The row's button. */
+  label: string;
+  /** The question, e.g. "Revoke this token?". */
+  title: string;
+  /** What happens. */
+  body?: ReactNode;
+  /** The confirming button (default: the label). */
+  confirmLabel?: string;
+  danger?: boolean;
+  /** The action; a rejection is shown in place and the confirmation stays open. */
+  onConfirm: () => Promise<unknown>;
+  disabled?: boolean;
+  className?: string;
+}) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  const { run, busy, error, setError } = useAction(async () => {
+    await onConfirm();
+    setOpen(false);
+  });
+  const cancel = () => {
+    setError(null);
+    setOpen(false);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') cancel();
+  };
+  if (!open) {
+    return (
+      <button
+        type="button"
+        className={`${danger ? 'btn-danger' : 'btn-secondary'} btn-small ${className ?? ''}`}
+        data-write
+        onClick={() => setOpen(true)}
+        disabled={disabled}
+      >
+        {label}
+      </button>
+    );
+  }
+  return (
+    <div role="dialog" aria-labelledby={`${id}-t`} className="confirm-row" onKeyDown={onKeyDown}>
+      <strong id={`${id}-t`}>{title}</strong>
+      {body ? <div className="confirm-row-body">{body}</div> : null}
+      <ErrorBox error={error} />
+      <div className="confirm-row-actions">
+        <button type="button" className="btn-secondary btn-small" onClick={cancel} autoFocus>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className={`${danger ? 'btn-danger' : 'btn-primary'} btn-small`}
+          onClick={() => void run()}
+          disabled={busy}
+        >
+          {busy ? 'Working…' : (confirmLabel ?? label)}
+        </button>
+      </div>
+    </div>
+  );
+}
