@@ -2,6 +2,8 @@
 // duplicates) and the Approve / Reject / Re-admit buttons, each behind a confirmation. Auditors see no button.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Schemas } from '../api/client';
+import { ConfirmRow } from '../components/confirm-row';
+import { DataTable } from '../components/list';
 import { ago, Card, ConfirmButton, ErrorBox, When } from '../components/ui';
 import { Link } from '../router';
 import { useCanWrite } from '../session';
@@ -26,15 +28,15 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
   const refresh = useRefresh();
   if (!canWrite) return null;
   const id = e.id;
-  const cls = small ? 'btn-small' : undefined;
+  // In a table row the confirmation opens in place; on the endpoint's page it is a dialog.
+  const Confirm: typeof ConfirmButton = small ? ConfirmRow : ConfirmButton;
   const dup = e.duplicate;
   if (e.admission === 'pending') {
     return (
       <>
         {e.revokedAt ? null : (
-          <ConfirmButton
+          <Confirm
             label="Approve"
-            className={cls}
             title={`Approve ${e.hostname}?`}
             confirmLabel="Approve"
             body={
@@ -52,10 +54,9 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
             }}
           />
         )}{' '}
-        <ConfirmButton
+        <Confirm
           label="Reject"
           danger
-          className={cls}
           title={`Reject ${e.hostname}?`}
           confirmLabel="Reject"
           body={
@@ -73,9 +74,8 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
   }
   if (e.admission === 'active' && e.revokedAt) {
     return (
-      <ConfirmButton
+      <Confirm
         label="Re-admit"
-        className={cls}
         title={`Re-admit ${e.hostname}?`}
         confirmLabel="Re-admit"
         body={
@@ -110,48 +110,50 @@ export function PendingApproval() {
         Each enrolled with a machine id another endpoint already holds, without proof of that endpoint&apos;s key: a
         re-installed machine, or someone borrowing its identity. Approving retires the endpoint it duplicates.
       </p>
-      <table data-testid="pending-endpoints">
-        <thead>
-          <tr>
-            <th scope="col">New enrollment</th>
-            <th scope="col">Group</th>
-            <th scope="col">Enrolled</th>
-            <th scope="col">Duplicates</th>
-            <th scope="col">Its last check-in</th>
-            <th scope="col">Decision</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((e) => (
-            <tr key={e.id} data-id={e.id}>
-              <td>
+      <DataTable
+        testId="pending-endpoints"
+        rows={items}
+        rowKey={(e) => e.id}
+        rowProps={(e) => ({ 'data-id': e.id })}
+        columns={[
+          {
+            header: 'New enrollment',
+            cell: (e) => (
+              <>
                 <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link> <span className="muted">{e.platform}</span>
-              </td>
-              <td>
-                <Link to={`/groups/${e.groupId}`}>{e.groupName}</Link>
-              </td>
-              <td>
-                <When at={e.enrolledAt} />
-              </td>
-              <td>
-                {e.duplicate ? (
-                  <>
-                    <Link to={`/endpoints/${e.duplicate.id}`}>{e.duplicate.hostname}</Link>{' '}
-                    <span className="muted">in {e.duplicate.groupName}</span>
-                  </>
-                ) : (
-                  <span className="muted">gone</span>
-                )}
-              </td>
-              <td title={e.duplicate?.lastSeenAt ?? undefined}>{ago(e.duplicate?.lastSeenAt ?? null)}</td>
-              <td>
+              </>
+            ),
+          },
+          { header: 'Group', cell: (e) => <Link to={`/groups/${e.groupId}`}>{e.groupName}</Link> },
+          { header: 'Enrolled', cell: (e) => <When at={e.enrolledAt} /> },
+          {
+            header: 'Duplicates',
+            cell: (e) =>
+              e.duplicate ? (
+                <>
+                  <Link to={`/endpoints/${e.duplicate.id}`}>{e.duplicate.hostname}</Link>{' '}
+                  <span className="muted">in {e.duplicate.groupName}</span>
+                </>
+              ) : (
+                <span className="muted">gone</span>
+              ),
+          },
+          {
+            header: 'Its last check-in',
+            cell: (e) => ago(e.duplicate?.lastSeenAt ?? null),
+            title: (e) => e.duplicate?.lastSeenAt ?? undefined,
+          },
+          {
+            header: 'Decision',
+            cell: (e) => (
+              <>
                 <AdmissionActions endpoint={e} small />
                 {e.revokedAt ? <span className="muted">revoked</span> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+        ]}
+      />
     </Card>
   );
 }

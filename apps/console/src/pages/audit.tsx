@@ -21,6 +21,8 @@ import { AUDIT_FILTERS, type AuditFilter } from '../filters';
 import { useAction } from '../components/use-action';
 import { navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
+import { ConfirmRow } from '../components/confirm-row';
+import { QueryList } from '../components/list';
 import { queryKeys } from '../query-keys';
 
 type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
@@ -237,16 +239,10 @@ function VerifyCard() {
 function SigningKeys() {
   const queryClient = useQueryClient();
   const q = useQuery({ queryKey: queryKeys.auditLog.signingKeys(), queryFn: () => api.GET('/v1/signing-keys') });
-  const [error, setError] = useState<unknown>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.auditLog.signingKeys() });
   const add = async (activate: boolean) => {
-    setError(null);
-    try {
-      await api.POST('/v1/signing-keys', { body: { activate } });
-      await refresh();
-    } catch (err) {
-      setError(err);
-    }
+    await api.POST('/v1/signing-keys', { body: { activate } });
+    await refresh();
   };
   return (
     <Card
@@ -261,64 +257,45 @@ function SigningKeys() {
         />
       }
     >
-      {q.isPending ? <Loading /> : null}
-      <ErrorBox error={q.error ?? error} />
-      {q.data ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Status</th>
-              <th scope="col">Source</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.items.map((k) => (
-              <tr key={k.kid}>
-                <td>
-                  <Short value={k.kid} n={26} />
-                </td>
-                <td>
-                  <Badge value={k.status} />
-                </td>
-                <td>{k.source}</td>
-                <td>
-                  <When at={k.createdAt} />
-                </td>
-                <td className="button-row">
-                  {k.status === 'trusted' ? (
-                    <ConfirmButton
-                      label="Activate"
-                      className="btn-small"
-                      title="Activate this key?"
-                      body="Every API instance signs new bundles with it from its next release."
-                      onConfirm={async () => {
-                        await api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } });
-                        await refresh();
-                      }}
-                    />
-                  ) : null}
-                  {k.status === 'trusted' ? (
-                    <ConfirmButton
-                      label="Retire"
-                      danger
-                      className="btn-small"
-                      title="Retire this key?"
-                      body="It is dropped from the key list agents trust. The API refuses while a group is still served a bundle it signed."
-                      onConfirm={async () => {
-                        await api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } });
-                        await refresh();
-                      }}
-                    />
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <QueryList
+        query={q}
+        empty="No signing key."
+        rowKey={(k) => k.kid}
+        columns={[
+          { header: 'Key', cell: (k) => <Short value={k.kid} n={26} /> },
+          { header: 'Status', cell: (k) => <Badge value={k.status} /> },
+          { header: 'Source', cell: (k) => k.source },
+          { header: 'Created', cell: (k) => <When at={k.createdAt} /> },
+          {
+            header: 'Actions',
+            className: 'button-row',
+            cell: (k) =>
+              k.status === 'trusted' ? (
+                <>
+                  <ConfirmRow
+                    label="Activate"
+                    title="Activate this key?"
+                    body="Every API instance signs new bundles with it from its next release."
+                    onConfirm={async () => {
+                      await api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } });
+                      await refresh();
+                    }}
+                  />
+                  <ConfirmRow
+                    label="Retire"
+                    danger
+                    title="Retire this key?"
+                    body="It is dropped from the key list agents trust. The API refuses while a group is still served a bundle it signed."
+                    onConfirm={async () => {
+                      await api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } });
+                      await refresh();
+                    }}
+                  />
+                </>
+              ) : null,
+          },
+        ]}
+      />
     </Card>
   );
 }

@@ -8,7 +8,6 @@ import type { operations } from '@hookwarden/admin-client';
 import {
   Badge,
   Card,
-  ConfirmButton,
   CopyButton,
   Empty,
   ErrorBox,
@@ -30,6 +29,8 @@ import {
 import { Link, navigate, useLocation } from '../router';
 import { FindingsTable, inventoryPath, type InventoryTab as Tab } from './inventory-parts';
 import { useCanWrite } from '../session';
+import { ConfirmRow } from '../components/confirm-row';
+import { QueryList } from '../components/list';
 import { queryKeys } from '../query-keys';
 import { groupsQuery } from '../queries';
 
@@ -457,58 +458,53 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
     <div className="grid-2">
       <Card title="Known-bad hook hashes" className={canWrite ? undefined : 'span-2'}>
         <p className="hint">Wherever an inventory carries one of these definition hashes, it becomes a finding.</p>
-        {denied.isPending ? <Loading what="deny list" /> : null}
-        <ErrorBox error={denied.error} />
-        {denied.data && denied.data.items.length === 0 ? <Empty>The deny list is empty.</Empty> : null}
-        {denied.data && denied.data.items.length > 0 ? (
-          <table data-testid="denied-hashes">
-            <thead>
-              <tr>
-                <th scope="col">Hash</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Added</th>
-                {canWrite ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {denied.data.items.map((d) => (
-                <tr key={d.hash} data-hash={d.hash}>
-                  <td>
-                    <Link to={inventoryPath('hooks', { hash: d.hash })} title={d.hash}>
-                      {d.hash.slice(0, 19)}…
-                    </Link>
-                  </td>
-                  <td>{d.reason}</td>
-                  <td>
-                    <When at={d.createdAt} />
-                    {d.createdBy ? <div className="small muted">by {d.createdBy}</div> : null}
-                  </td>
-                  {canWrite ? (
-                    <td>
-                      <ConfirmButton
-                        label="Remove"
-                        danger
-                        className="btn-small"
-                        title="Remove this hash from the deny list?"
-                        body={
-                          <p>
-                            Hooks with <code>{d.hash}</code> stop being findings. The removal is audited.
-                          </p>
-                        }
-                        onConfirm={async () => {
-                          await api.DELETE('/v1/inventory/denied-hashes/{hash}', {
-                            params: { path: { hash: d.hash } },
-                          });
-                          await refresh();
-                        }}
-                      />
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+        <QueryList
+          query={denied}
+          what="deny list"
+          empty="The deny list is empty."
+          testId="denied-hashes"
+          rowKey={(d) => d.hash}
+          rowProps={(d) => ({ 'data-hash': d.hash })}
+          columns={[
+            {
+              header: 'Hash',
+              cell: (d) => (
+                <Link to={inventoryPath('hooks', { hash: d.hash })} title={d.hash}>
+                  {d.hash.slice(0, 19)}…
+                </Link>
+              ),
+            },
+            { header: 'Reason', cell: (d) => d.reason },
+            {
+              header: 'Added',
+              cell: (d) => (
+                <>
+                  <When at={d.createdAt} />
+                  {d.createdBy ? <div className="small muted">by {d.createdBy}</div> : null}
+                </>
+              ),
+            },
+            canWrite && {
+              header: 'Actions',
+              cell: (d) => (
+                <ConfirmRow
+                  label="Remove"
+                  danger
+                  title="Remove this hash from the deny list?"
+                  body={
+                    <p>
+                      Hooks with <code>{d.hash}</code> stop being findings. The removal is audited.
+                    </p>
+                  }
+                  onConfirm={async () => {
+                    await api.DELETE('/v1/inventory/denied-hashes/{hash}', { params: { path: { hash: d.hash } } });
+                    await refresh();
+                  }}
+                />
+              ),
+            },
+          ]}
+        />
       </Card>
       {canWrite ? (
         <Card title="Add a hash">
