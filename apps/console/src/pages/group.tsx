@@ -5,7 +5,8 @@ import type { QueryParams } from '@hookwarden/admin-client';
 import { api, type Schemas } from '../api/client';
 import { ConfirmRow } from '../components/confirm-row';
 import { QueryList, usePagedList } from '../components/list';
-import { allOf, PickList } from '../components/pick-list';
+import { PickList } from '../components/pick-list';
+import { ENDPOINT_ADMISSIONS, ENDPOINT_STATES, PLATFORMS } from '../filters';
 import { ago, Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
@@ -15,11 +16,7 @@ import { queryKeys } from '../query-keys';
 
 type EndpointQuery = QueryParams<'GET', '/v1/endpoints'>;
 type EndpointState = NonNullable<EndpointQuery['state']>;
-const STATES = allOf<EndpointState>()(['pending', 'applied', 'failed', 'drifted', 'revoked']);
 type Admission = NonNullable<EndpointQuery['admission']>;
-const ADMISSIONS = allOf<Admission>()(['active', 'pending', 'rejected', 'retired']);
-/** The platforms an agent reports (the API takes any string; these are the ones there are). */
-const PLATFORMS = ['linux', 'darwin', 'win32'] as const;
 
 function Endpoints({ groupId }: { groupId: string }) {
   const { query } = useLocation();
@@ -52,7 +49,13 @@ function Endpoints({ groupId }: { groupId: string }) {
   return (
     <Card title="Endpoints" className="span-2">
       <div className="toolbar">
-        <PickList id="ep-state" label="State" value={state} options={STATES} onChange={(v) => setFilter('state', v)} />
+        <PickList
+          id="ep-state"
+          label="State"
+          value={state}
+          options={ENDPOINT_STATES}
+          onChange={(v) => setFilter('state', v)}
+        />
         <PickList
           id="ep-platform"
           label="Platform"
@@ -64,7 +67,7 @@ function Endpoints({ groupId }: { groupId: string }) {
           id="ep-admission"
           label="Admission"
           value={admission}
-          options={ADMISSIONS}
+          options={ENDPOINT_ADMISSIONS}
           labelOf={(a) => (a === 'pending' ? 'pending approval' : a)}
           onChange={(v) => setFilter('admission', v)}
         />
