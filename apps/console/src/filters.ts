@@ -3,7 +3,7 @@
 // document with what the console offers for it. A filter the API adds fails the type check here until a form has it.
 import type { FilterName, ListPath, PathsWith, QueryParams } from '@hookwarden/admin-client';
 import { allOf } from './components/pick-list';
-import { HOOK_FILTERS, type HookFilter } from './inventory';
+import { type HOOK_FILTERS, type HookFilter } from './inventory';
 
 /** How a form offers a filter: enumerated ones as pick lists (`pick`, `bool`, `group`), never as free text. */
 export type FilterKind = 'text' | 'pick' | 'group' | 'bool' | 'datetime';
