@@ -31,6 +31,8 @@ import { FindingsTable, inventoryPath, type InventoryTab as Tab } from './invent
 import { useCanWrite } from '../session';
 import { ConfirmRow } from '../components/confirm-row';
 import { QueryList } from '../components/list';
+import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
+import type { INVENTORY_SCOPE_FILTERS } from '../filters';
 import { queryKeys } from '../query-keys';
 import { groupsQuery } from '../queries';
 
@@ -238,22 +240,22 @@ function HooksTab({ query }: { query: URLSearchParams }) {
   );
 }
 
+/** The Plugins and Findings tabs' filter fields (INVENTORY_SCOPE_FILTERS). */
+const SCOPE_FIELDS: readonly FilterField[] = [
+  { key: 'groupId', label: 'Group', kind: 'group' },
+  { key: 'endpointId', label: 'Endpoint', kind: 'text', placeholder: 'endpoint id' },
+] satisfies ReadonlyArray<FilterField & { key: (typeof INVENTORY_SCOPE_FILTERS)[number] }>;
+
 function PluginsTab({ query }: { query: URLSearchParams }) {
-  const groupId = query.get('groupId') ?? '';
+  const filter = filterValues(SCOPE_FIELDS, query);
+  const groupId = filter.groupId ?? '';
   const plugins = useQuery({
-    queryKey: queryKeys.inventory.plugins({ groupId }),
-    queryFn: () => api.GET('/v1/inventory/plugins', { params: { query: groupId ? { groupId } : {} } }),
+    queryKey: queryKeys.inventory.plugins(filter),
+    queryFn: () => api.GET('/v1/inventory/plugins', { params: { query: filter } }),
   });
   return (
     <Card title="Plugins across the fleet">
-      <div className="toolbar">
-        <label htmlFor="plugins-group">Group</label>
-        <GroupSelect
-          id="plugins-group"
-          value={groupId}
-          onChange={(v) => navigate(inventoryPath('plugins', { groupId: v }), true)}
-        />
-      </div>
+      <FilterBar fields={SCOPE_FIELDS} path="/inventory" label="Plugin filters" />
       {plugins.isPending ? <Loading what="plugins" /> : null}
       <ErrorBox error={plugins.error} />
       {plugins.data && plugins.data.items.length === 0 ? <Empty>No endpoint reports a plugin hook.</Empty> : null}
@@ -406,21 +408,14 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
 }
 
 function FindingsTab({ query }: { query: URLSearchParams }) {
-  const groupId = query.get('groupId') ?? '';
+  const filter = filterValues(SCOPE_FIELDS, query);
   const findings = useQuery({
-    queryKey: queryKeys.inventory.findings({ groupId }),
-    queryFn: () => api.GET('/v1/inventory/findings', { params: { query: groupId ? { groupId } : {} } }),
+    queryKey: queryKeys.inventory.findings(filter),
+    queryFn: () => api.GET('/v1/inventory/findings', { params: { query: filter } }),
   });
   return (
     <Card title="Findings">
-      <div className="toolbar">
-        <label htmlFor="findings-group">Group</label>
-        <GroupSelect
-          id="findings-group"
-          value={groupId}
-          onChange={(v) => navigate(inventoryPath('findings', { groupId: v }), true)}
-        />
-      </div>
+      <FilterBar fields={SCOPE_FIELDS} path="/inventory" label="Finding filters" />
       {findings.isPending ? <Loading what="findings" /> : null}
       <ErrorBox error={findings.error} />
       {findings.data && findings.data.items.length === 0 ? (
