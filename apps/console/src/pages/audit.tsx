@@ -26,7 +26,13 @@ import { QueryList } from '../components/list';
 import { queryKeys } from '../query-keys';
 
 type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
-const FILTERS: ReadonlyArray<{ key: AuditFilter; label: string; placeholder?: string }> = AUDIT_FILTERS;
+const FILTERS: ReadonlyArray<{
+  key: AuditFilter;
+  label: string;
+  kind: string;
+  placeholder?: string;
+  options?: readonly string[];
+}> = AUDIT_FILTERS;
 
 type Entry = Schemas['AuditEntryPageDto']['items'][number];
 
@@ -64,12 +70,27 @@ function Entries() {
         {FILTERS.map((f) => (
           <div className="filter" key={f.key}>
             <label htmlFor={`a-${f.key}`}>{f.label}</label>
-            <input
-              id={`a-${f.key}`}
-              value={draft[f.key] ?? ''}
-              placeholder={f.placeholder}
-              onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
-            />
+            {f.options ? (
+              <select
+                id={`a-${f.key}`}
+                value={draft[f.key] ?? ''}
+                onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
+              >
+                <option value="">any</option>
+                {f.options.map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                id={`a-${f.key}`}
+                value={draft[f.key] ?? ''}
+                placeholder={f.placeholder}
+                onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
+              />
+            )}
           </div>
         ))}
         <div className="filter-actions">

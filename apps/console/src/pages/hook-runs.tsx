@@ -6,8 +6,9 @@ import { api, downloadExport, nextCursorOf } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
 import { navigate, useLocation } from '../router';
-import { HOOK_RUN_FILTERS, type HookRunFilter } from '../filters';
-import { RunsTable } from './hook-runs-table';
+import { PickList } from '../components/pick-list';
+import { HOOK_RUN_FILTERS, type HookRunFilter, TOP_KINDS } from '../filters';
+import { RunsTable, type TopKind, TopHooks } from './hook-runs-table';
 import { queryKeys } from '../query-keys';
 import { groupsQuery } from '../queries';
 
@@ -40,6 +41,7 @@ export default function HookRuns() {
   const applied = filtersOf(query);
   const [draft, setDraft] = useState<Partial<Record<FilterKey, string>>>(applied);
   const [exportError, setExportError] = useState<unknown>(null);
+  const [topKind, setTopKind] = useState<TopKind | ''>('failing');
   const [exporting, setExporting] = useState<string | null>(null);
   const queryClient = useQueryClient();
   const groups = useQuery(groupsQuery);
@@ -153,6 +155,20 @@ export default function HookRuns() {
             </button>
           </div>
         </form>
+      </Card>
+      <Card
+        title="Top hooks of this filter"
+        actions={
+          <PickList
+            id="top-kind"
+            label="Ranking"
+            value={topKind}
+            options={TOP_KINDS}
+            onChange={(v) => setTopKind(v || 'failing')}
+          />
+        }
+      >
+        <TopHooks kind={topKind || 'failing'} filter={applied as RunQuery} limit={10} />
       </Card>
       <Card
         title={runs.data ? `${items.length}${runs.hasNextPage ? '+' : ''} run${items.length === 1 ? '' : 's'}` : 'Runs'}

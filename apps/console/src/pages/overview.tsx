@@ -5,10 +5,14 @@ import { useMemo, useState } from 'react';
 import { api, nextCursorOf, type Schemas } from '../api/client';
 import { StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
-import { Link } from '../router';
+import { Link, useLocation } from '../router';
 import { FLEET_STATES, type FleetState, fleetState, inFleet, OUTSIDE_FLEET } from '../domain';
 import { RingBars } from './rollout-parts';
 import { FindingsTable, inventoryPath } from './inventory-parts';
+import type { QueryParams } from '@hookwarden/admin-client';
+import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
+import { FINDING_FILTERS, FINDING_KINDS } from '../filters';
+import { type TopKind, TopHooks } from './hook-runs-table';
 import { queryKeys } from '../query-keys';
 
 type Endpoint = Schemas['EndpointPageDto']['items'][number];
@@ -191,53 +195,35 @@ function RunsChartCard() {
   );
 }
 
-function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
-  const q = useQuery({
-    queryKey: queryKeys.hookRuns.top({ kind }),
-    queryFn: () =>
-      api.GET('/v1/hook-runs/top', {
-        params: { query: { kind, limit: 5, from: new Date(Date.now() - 7 * 86400_000).toISOString() } },
-      }),
-    refetchInterval: 30_000,
-  });
-  const filter = kind === 'failing' ? 'status=failed,timed_out' : 'decision=deny,block';
+function TopCard({ kind }: { kind: TopKind }) {
+  // Seven days back from the first render (the key stays the same across refetches).
+  const [from] = useState(() => new Date(Date.now() - 7 * 86400_000).toISOString());
   return (
     <Card title={kind === 'failing' ? 'Top failing hooks (7 d)' : 'Top blocking hooks (7 d)'}>
-      {q.isPending ? <Loading /> : null}
-      <ErrorBox error={q.error} />
-      {q.data && q.data.items.length === 0 ? <Empty>None.</Empty> : null}
-      {q.data && q.data.items.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Hook</th>
-              <th scope="col">Runs</th>
-              <th scope="col">Endpoints</th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.items.map((t) => (
-              <tr key={`${t.hookKey}-${t.hookHash ?? ''}`}>
-                <td>
-                  <Link to={`/hook-runs?hookKey=${encodeURIComponent(t.hookKey)}&${filter}`} className="mono">
-                    {t.hookKey}
-                  </Link>
-                </td>
-                <td>{t.count}</td>
-                <td>{t.endpoints}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <TopHooks kind={kind} filter={{ from }} limit={5} />
     </Card>
   );
 }
 
+/** The record findings' filter fields (FINDING_FILTERS), in the Overview's URL. */
+const FINDING_FIELDS = [
+  { key: 'kind', label: 'Kind', kind: FINDING_FILTERS.kind, options: FINDING_KINDS },
+  { key: 'groupId', label: 'In group', kind: FINDING_FILTERS.groupId },
+  { key: 'endpointId', label: 'Endpoint', kind: FINDING_FILTERS.endpointId, placeholder: 'endpoint id' },
+  {
+    key: 'includeResolved',
+    label: 'Resolved',
+    kind: FINDING_FILTERS.includeResolved,
+    yesNo: ['included', 'left out'],
+  },
+] as const satisfies ReadonlyArray<FilterField & { key: keyof typeof FINDING_FILTERS }>;
+
 function FindingsCard() {
+  const { query } = useLocation();
+  const filter = filterValues(FINDING_FIELDS, query) as QueryParams<'GET', '/v1/findings'>;
   const q = useQuery({
-    queryKey: queryKeys.findings.list({ limit: 10 }),
-    queryFn: () => api.GET('/v1/findings', { params: { query: { limit: 10 } } }),
+    queryKey: queryKeys.findings.list({ ...filter, limit: 10 }),
+    queryFn: () => api.GET('/v1/findings', { params: { query: { ...filter, limit: 10 } } }),
     refetchInterval: 30_000,
   });
   // Known-bad hooks on endpoints and managed hooks missing where the layer is applied (the inventory's findings).
@@ -268,6 +254,8 @@ function FindingsCard() {
           </p>
         </>
       ) : null}
+      <h3 className="card-sub">Endpoint record findings</h3>
+      <FilterBar fields={FINDING_FIELDS} path="/" label="Finding filters" />
       {q.data && q.data.items.length > 0 ? (
         <table>
           <thead>
