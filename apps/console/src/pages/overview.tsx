@@ -298,9 +298,11 @@ function FindingsCard() {
   );
 }
 
+type Finding = Schemas['FindingPageDto']['items'][number];
+type DuplicateDetails = Extract<Finding, { kind: 'duplicate_machine_id' }>['details'];
+
 // A duplicate machine id finding: which endpoint it duplicates, and where the admin decides.
-function DuplicateFinding({ details, resolved }: { details: unknown; resolved: boolean }) {
-  const d = (details ?? {}) as { hostname?: string; duplicateOf?: string };
+function DuplicateFinding({ details: d, resolved }: { details: DuplicateDetails; resolved: boolean }) {
   return (
     <>
       {d.hostname ?? 'An enrollment'} duplicates{' '}
