@@ -1,34 +1,11 @@
 // The inline "are you sure" of a destructive row action (revoke, remove, reject…): the row's button opens a small
 // confirmation in place (a non-modal dialog: its question, what happens, Cancel and the action; Escape cancels),
 // the action runs through useAction, and its error stays beside the row until Cancel.
-import { type KeyboardEvent, type ReactNode, useId, useState } from 'react';
-import { ErrorBox } from './ui';
+import { type KeyboardEvent, useId, useState } from 'react';
+import { type ConfirmProps, ErrorBox } from './ui';
 import { useAction } from './use-action';
 
-export function ConfirmRow({
-  label,
-  title,
-  body,
-  confirmLabel,
-  danger,
-  onConfirm,
-  disabled,
-  className,
-}: {
-  /** The row's button. */
-  label: string;
-  /** The question, e.g. "Revoke this token?". */
-  title: string;
-  /** What happens. */
-  body?: ReactNode;
-  /** The confirming button (default: the label). */
-  confirmLabel?: string;
-  danger?: boolean;
-  /** The action; a rejection is shown in place and the confirmation stays open. */
-  onConfirm: () => Promise<unknown>;
-  disabled?: boolean;
-  className?: string;
-}) {
+export function ConfirmRow({ label, title, body, confirmLabel, danger, onConfirm, disabled, className }: ConfirmProps) {
   const [open, setOpen] = useState(false);
   const id = useId();
   const { run, busy, error, setError } = useAction(async () => {
@@ -58,7 +35,7 @@ export function ConfirmRow({
   return (
     <div role="dialog" aria-labelledby={`${id}-t`} className="confirm-row" onKeyDown={onKeyDown}>
       <strong id={`${id}-t`}>{title}</strong>
-      {body ? <div className="confirm-row-body">{body}</div> : null}
+      <div className="confirm-row-body">{body}</div>
       <ErrorBox error={error} />
       <div className="confirm-row-actions">
         <button type="button" className="btn-secondary btn-small" onClick={cancel} autoFocus>
