@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, it } from 'vitest';
-import { TEMPLATE_DB, urlFor } from '../db';
+import { TEMPLATE_DB, type TestDatabase, urlFor } from '../db';
 import { freePort } from '../net';
 
 export const PG_BIN = process.env.HW_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -70,6 +70,12 @@ export function describeHaPostgres(name: string, fn: () => void): void {
   describe.skip(name, fn);
 }
 
+/** The cluster's application database (through HAProxy's primary port) for startTestApi's `db` option; the cluster
+ *  owns it (stop() removes everything), so drop() does nothing. */
+export function haTestDatabase(ha: PgHa): TestDatabase {
+  return { name: HA_DATABASE, url: ha.primaryUrl(), drop: () => Promise.resolve() };
+}
+
 export interface PgNode {
   name: string;
   pgPort: number;
@@ -97,7 +103,8 @@ export interface PgHa {
   killNode(node: PgNode): Promise<number[]>;
   /** Starts a killed node's Patroni again (it rejoins as a replica, rewound when needed). */
   restartNode(node: PgNode): void;
-  /** Pauses / resumes WAL replay on a replica (it keeps receiving and flushing WAL: synchronous commits go on). */
+  /** Pauses / resumes WAL replay on a replica (it keeps receiving and flushing WAL: synchronous commits go on);
+   *  the cluster is in Patroni maintenance mode (no automatic failover) meanwhile. */
   pauseReplay(node: PgNode): Promise<void>;
   resumeReplay(node: PgNode): Promise<void>;
   /** The last lines of a node's Patroni and PostgreSQL logs and of HAProxy (for failure messages). */
@@ -435,7 +442,7 @@ export async function startPgHa(): Promise<PgHa> {
   };
 
   const waitForPrimary = async (timeoutMs = 60_000, not?: PgNode): Promise<PgNode> =>
-    until(
+    until<PgNode | null>(
       'a primary behind HAProxy',
       timeoutMs,
       async () => {
@@ -445,17 +452,42 @@ export async function startPgHa(): Promise<PgHa> {
         return rows[0]?.r === false ? l : null;
       },
       logs,
-    );
+    ) as Promise<PgNode>;
 
   const waitForSyncReplica = async (node: PgNode, timeoutMs = 60_000): Promise<void> => {
-    await until(`${node.name} as a synchronous replica`, timeoutMs, async () => {
-      if ((await httpStatus(node.restPort, '/sync')) !== 200) return false;
-      const rows = await queryOnce<{ s: string }>(
-        (await leader())!.url('postgres'),
-        "SELECT string_agg(sync_state, ',') AS s FROM pg_stat_replication",
-      );
-      return rows[0]?.s === 'sync';
-    }, logs);
+    await until(
+      `${node.name} as a synchronous replica`,
+      timeoutMs,
+      async () => {
+        if ((await httpStatus(node.restPort, '/sync')) !== 200) return false;
+        const rows = await queryOnce<{ s: string }>(
+          (await leader())!.url('postgres'),
+          "SELECT string_agg(sync_state, ',') AS s FROM pg_stat_replication",
+        );
+        return rows[0]?.s === 'sync';
+      },
+      logs,
+    );
+  };
+
+  // Patroni maintenance mode on or off (PATCH /config {pause}), waiting until `node` runs with it.
+  const maintenance = async (node: PgNode, on: boolean): Promise<void> => {
+    const res = await fetch(`http://127.0.0.1:${node.restPort}/config`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pause: on }),
+      signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) throw new Error(`PATCH /config pause=${on} on ${node.name}: ${res.status} ${await res.text()}`);
+    await until(
+      `${node.name} with maintenance mode ${on ? 'on' : 'off'}`,
+      30_000,
+      async () => {
+        const r = await fetch(`http://127.0.0.1:${node.restPort}/patroni`, { signal: AbortSignal.timeout(1000) });
+        return ((await r.json()) as { pause?: boolean }).pause === true ? on : !on;
+      },
+      logs,
+    );
   };
 
   const self: PgHa = {
@@ -481,15 +513,17 @@ export async function startPgHa(): Promise<PgHa> {
       }
       node.patroni = null;
       // Gone when no PostgreSQL process of the node is left (backends also see the postmaster's death).
-      await until(`${node.name} processes to die`, 10_000, async () =>
-        pids.every((pid) => {
-          try {
-            process.kill(pid, 0);
-            return readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
-          } catch {
-            return true;
-          }
-        }),
+      await until(`${node.name} processes to die`, 10_000, () =>
+        Promise.resolve().then(() =>
+          pids.every((pid) => {
+            try {
+              process.kill(pid, 0);
+              return readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+            } catch {
+              return true;
+            }
+          }),
+        ),
       );
       return pids;
     },
@@ -497,11 +531,15 @@ export async function startPgHa(): Promise<PgHa> {
       if (node.patroni) throw new Error(`${node.name} is running`);
       startPatroni(node);
     },
+    // Patroni resumes a paused replay on every loop (its PostgreSQL 14+ pause-on-parameter-change handling) unless
+    // the cluster is in maintenance mode: so maintenance mode first, as an operator would for such an intervention.
     async pauseReplay(node) {
+      await maintenance(node, true);
       await queryOnce(node.url('postgres'), 'SELECT pg_wal_replay_pause()');
     },
     async resumeReplay(node) {
       await queryOnce(node.url('postgres'), 'SELECT pg_wal_replay_resume()');
+      await maintenance(node, false);
     },
     logs,
     async stop() {
@@ -533,10 +571,15 @@ export async function startPgHa(): Promise<PgHa> {
     await queryOnce(primaryUrl('postgres'), `CREATE DATABASE "${HA_DATABASE}"`);
     await copyTemplate(primaryUrl(HA_DATABASE));
     await waitForSyncReplica(other, 90_000);
-    await until('the replica port', 30_000, async () => {
-      const rows = await queryOnce<{ r: boolean }>(replicaUrl('postgres'), 'SELECT pg_is_in_recovery() AS r');
-      return rows[0]?.r === true;
-    }, logs);
+    await until(
+      'the replica port',
+      30_000,
+      async () => {
+        const rows = await queryOnce<{ r: boolean }>(replicaUrl('postgres'), 'SELECT pg_is_in_recovery() AS r');
+        return rows[0]?.r === true;
+      },
+      logs,
+    );
   } catch (err) {
     const diag = logs();
     await self.stop();
