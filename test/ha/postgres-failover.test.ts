@@ -50,39 +50,6 @@ interface Agent {
   proc?: AgentProcess;
 }
 
-beforeAll(async () => {
-  ha = await startPgHa();
-  api = await startTestApi(
-    {
-      DATABASE_URL: ha.primaryUrl(),
-      DATABASE_READ_URL: ha.replicaUrl(),
-      HOOK_RUN_DRAIN_INTERVAL_SEC: '1',
-      DATABASE_POOL_MAX: '6',
-      AUTH_FAILURE_LIMIT: '100000',
-      LOG_LEVEL: process.env.HW_HA_LOG_LEVEL ?? 'silent',
-    },
-    { db: haTestDatabase(ha) },
-  );
-  api.app
-    .getHttpServer()
-    .on('request', (_req: IncomingMessage, res: ServerResponse) =>
-      res.once('finish', () => answered.push(res.statusCode)),
-    );
-  worker = await startTestWorker(api.config);
-  db = guardPool(new pg.Pool({ connectionString: ha.primaryUrl(), max: 2, connectionTimeoutMillis: 3000 }));
-  auditor = await auditorToken(api);
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-ha-pg-'));
-}, 180_000);
-
-afterAll(async () => {
-  await Promise.all(procs.map(stopAgent));
-  await worker?.close();
-  await api?.close();
-  await db?.end();
-  await ha?.stop();
-  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-}, 150_000);
-
 const admin = (method: string, p: string, body?: unknown) =>
   call(api.baseUrl, method, p, { token: api.adminToken, body });
 
@@ -183,6 +150,39 @@ function outageOf(probes: Probe[], ok: (p: Probe) => boolean): { from: number; t
 const bearer = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
 
 describeHaPostgres('PostgreSQL failover (Patroni + etcd + HAProxy)', () => {
+  beforeAll(async () => {
+    ha = await startPgHa();
+    api = await startTestApi(
+      {
+        DATABASE_URL: ha.primaryUrl(),
+        DATABASE_READ_URL: ha.replicaUrl(),
+        HOOK_RUN_DRAIN_INTERVAL_SEC: '1',
+        DATABASE_POOL_MAX: '6',
+        AUTH_FAILURE_LIMIT: '100000',
+        LOG_LEVEL: process.env.HW_HA_LOG_LEVEL ?? 'silent',
+      },
+      { db: haTestDatabase(ha) },
+    );
+    api.app
+      .getHttpServer()
+      .on('request', (_req: IncomingMessage, res: ServerResponse) =>
+        res.once('finish', () => answered.push(res.statusCode)),
+      );
+    worker = await startTestWorker(api.config);
+    db = guardPool(new pg.Pool({ connectionString: ha.primaryUrl(), max: 2, connectionTimeoutMillis: 3000 }));
+    auditor = await auditorToken(api);
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'hw-ha-pg-'));
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map(stopAgent));
+    await worker?.close();
+    await api?.close();
+    await db?.end();
+    await ha?.stop();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  }, 150_000);
+
   it('the primary killed during a 10,000-record agent ingest and a staged rollout: nothing lost, rollout resumes', async () => {
     const { groupId, policyId } = await createGroupWithPolicy(api);
     const secret = (await admin('POST', `/v1/groups/${groupId}/enrollment-secrets`, { name: 'ha' })).body

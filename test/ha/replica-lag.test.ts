@@ -27,29 +27,6 @@ let replicaDb: pg.Pool;
 let replica: PgNode;
 let auditor: string;
 
-beforeAll(async () => {
-  ha = await startPgHa();
-  api = await startTestApi(
-    { DATABASE_URL: ha.primaryUrl(), DATABASE_READ_URL: ha.replicaUrl(), HOOK_RUN_DRAIN_INTERVAL_SEC: '1' },
-    { db: haTestDatabase(ha) },
-  );
-  worker = await startTestWorker(api.config);
-  auditor = await auditorToken(api);
-  primary = guardPool(new pg.Pool({ connectionString: ha.primaryUrl(), max: 2 }));
-  const leader = (await ha.leader())!;
-  replica = ha.nodes.find((n) => n !== leader)!;
-  replicaDb = guardPool(new pg.Pool({ connectionString: replica.url(), max: 2 }));
-}, 180_000);
-
-afterAll(async () => {
-  if (replica) await ha?.resumeReplay(replica).catch(() => undefined);
-  await worker?.close();
-  await api?.close();
-  await primary?.end();
-  await replicaDb?.end();
-  await ha?.stop();
-}, 120_000);
-
 const admin = (method: string, p: string, body?: unknown) =>
   call(api.baseUrl, method, p, { token: api.adminToken, body });
 const audit = (p: string) => call(api.baseUrl, 'GET', p, { token: auditor });
@@ -68,6 +45,29 @@ async function auditHead(pool: pg.Pool): Promise<number> {
 }
 
 describeHaPostgres('a lagging PostgreSQL replica', () => {
+  beforeAll(async () => {
+    ha = await startPgHa();
+    api = await startTestApi(
+      { DATABASE_URL: ha.primaryUrl(), DATABASE_READ_URL: ha.replicaUrl(), HOOK_RUN_DRAIN_INTERVAL_SEC: '1' },
+      { db: haTestDatabase(ha) },
+    );
+    worker = await startTestWorker(api.config);
+    auditor = await auditorToken(api);
+    primary = guardPool(new pg.Pool({ connectionString: ha.primaryUrl(), max: 2 }));
+    const leader = (await ha.leader())!;
+    replica = ha.nodes.find((n) => n !== leader)!;
+    replicaDb = guardPool(new pg.Pool({ connectionString: replica.url(), max: 2 }));
+  }, 180_000);
+
+  afterAll(async () => {
+    if (replica) await ha?.resumeReplay(replica).catch(() => undefined);
+    await worker?.close();
+    await api?.close();
+    await primary?.end();
+    await replicaDb?.end();
+    await ha?.stop();
+  }, 120_000);
+
   it("auditors are served from the lagging replica; admins' read-your-writes hold; nothing fails", async () => {
     const statuses: Array<{ what: string; status: number }> = [];
     const note = <T extends { status: number }>(what: string, res: T): T => {
