@@ -7,7 +7,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
-import { rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -359,6 +359,7 @@ export async function startPgHa(): Promise<PgHa> {
     });
     closeSync(fd);
     processes.push(child);
+    if (child.pid) appendFileSync(path.join(tmp, 'pids'), `${child.pid}\n`);
     return child;
   };
   // Kills everything still running (the exit hook, should the test process end without stop()).
@@ -370,6 +371,23 @@ export async function startPgHa(): Promise<PgHa> {
     }
   };
   process.once('exit', killAll);
+  // A watchdog for a test process that dies without stop() or its exit hook (killed by the runner on a timeout):
+  // once this process is gone it kills every process of the cluster (the pids file, the postmasters) and removes the
+  // temp directory; it ends by itself when stop() removed the directory.
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      `while kill -0 ${process.pid} 2>/dev/null && [ -d "$0" ]; do sleep 1; done
+       [ -d "$0" ] || exit 0
+       for p in $(cat "$0/pids" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+       for f in "$0"/pg*/data/postmaster.pid; do [ -f "$f" ] && kill -9 "$(head -n 1 "$f")" 2>/dev/null; done
+       rm -rf "$0"`,
+      tmp,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
 
   const logs = (): string =>
     [
@@ -561,6 +579,7 @@ export async function startPgHa(): Promise<PgHa> {
       );
       killAll();
       rmSync(tmp, { recursive: true, force: true });
+      if (watchdog.pid) killHard(watchdog.pid);
     },
   };
 
