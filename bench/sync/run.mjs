@@ -4,7 +4,8 @@
 // install nginx wrk; without nginx its rows are skipped with a line and the nginx target is not judged).
 // Knobs: BENCH_AGENTS (held polls per round, default 1000,10000; "none" skips the long-poll rounds),
 // BENCH_WRK_SECONDS (default 8), BENCH_SYNC_NODE_ARGS (node flags for the API, e.g.
-// `--cpu-prof --cpu-prof-dir=/tmp/prof`: the API is stopped with SIGTERM at the end so the profile is written).
+// `--cpu-prof --cpu-prof-dir=/tmp/prof`: the API is stopped with SIGTERM at the end so the profile is written),
+// BENCH_SYNC_API_ENTRY (another build's apps/api/dist/main.js, e.g. of a main checkout: before/after figures).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import {
@@ -24,6 +25,7 @@ import { ADMIN_URL, createDatabase, dbUrl, freePort, root, sql } from '../lib.mj
 const AGENT_COUNTS =
   process.env.BENCH_AGENTS === 'none' ? [] : (process.env.BENCH_AGENTS ?? '1000,10000').split(',').map(Number);
 const API_NODE_ARGS = (process.env.BENCH_SYNC_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const API_ENTRY = process.env.BENCH_SYNC_API_ENTRY ?? 'apps/api/dist/main.js';
 const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 8);
 const TOKEN = `hwt_bench_${randomBytes(24).toString('base64url')}`;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'hw-bench-sync-'));
@@ -160,7 +162,7 @@ async function main() {
   const dbName = await createDatabase();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const apiProc = spawnWithLimit(`${process.execPath} ${API_NODE_ARGS.join(' ')} apps/api/dist/main.js`, {
+  const apiProc = spawnWithLimit(`${process.execPath} ${API_NODE_ARGS.join(' ')} ${API_ENTRY}`, {
     DATABASE_URL: dbUrl(dbName),
     PORT: String(port),
     HOST: '127.0.0.1',
