@@ -117,6 +117,8 @@ export {
   collectInventory,
   type InventoryHome,
   inventoryDigest,
+  inventorySummary,
+  type InventorySummary,
   previewRelease,
   releaseCanSuppress,
 } from './inventory';

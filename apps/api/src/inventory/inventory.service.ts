@@ -140,19 +140,14 @@ export class InventoryService {
   private async previewOf(groupId: string, version: PreviewedVersion): Promise<ReleasePreviewView> {
     const policyVersionId = version.id;
     const policy = PolicyDocumentSchema.parse(version.policy);
-    // Stored documents passed the full schema when accepted (accept() is the only writer): a schema-tag check is
-    // enough here, so a 10,000-endpoint preview does not re-validate every hook.
-    const endpoints = (await this.repo.groupEndpoints(groupId)).map((e) => {
-      const doc = e.inventory?.doc as InventoryDocument | null | undefined;
-      const usable = doc?.schema === 'hookwarden.inventory/1' && Array.isArray(doc.hooks);
-      return {
-        endpointId: e.id,
-        hostname: e.hostname,
-        agentVersion: e.agentVersion,
-        contractVersion: e.contractVersion,
-        inventory: e.inventory && usable ? { doc, receivedAt: e.inventory.receivedAt } : null,
-      };
-    });
+    // Each endpoint's inventory as its preview summary (columns written with the document at ingest).
+    const endpoints = (await this.repo.groupEndpoints(groupId)).map((e) => ({
+      endpointId: e.id,
+      hostname: e.hostname,
+      agentVersion: e.agentVersion,
+      contractVersion: e.contractVersion,
+      inventory: e.inventory,
+    }));
     const preview = previewRelease(policy, endpoints, {
       release: { groupId, policyVersionId },
       now: new Date(),

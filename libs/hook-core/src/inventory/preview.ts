@@ -2,17 +2,29 @@
 // Pure: the API feeds it stored inventories; the same rules as the engine's discovery (allow_managed_hooks_only
 // suppresses user, project, session and plugin hooks; a pinned `[features] hooks` decides the feature).
 import { canonicalJson } from '../trust/canonical-json';
-import { sha256Hex } from '../record/canonical';
+import { createHash } from 'node:crypto';
 import type { PolicyDocument } from '../policy/schema';
 import { endpointContract, requiredContract } from '../policy/contract';
 import type { InventoryDocument } from './schema';
+
+type Layer = 'user' | 'project' | 'plugin' | 'session';
+const SUPPRESSIBLE: readonly Layer[] = ['user', 'project', 'plugin', 'session'];
+
+/** What the preview needs of an inventory (policy-independent: stored at ingest, so a preview reads no document). */
+export interface InventorySummary {
+  hooksEnabled: boolean;
+  /** Running non-managed hooks by layer: what allow_managed_hooks_only would suppress. */
+  suppressible: Record<Layer, number>;
+  /** Their keys, sorted (by code unit, as Array.prototype.sort). */
+  suppressibleKeys: string[];
+}
 
 /** One endpoint as the preview sees it. */
 export interface PreviewEndpoint {
   endpointId: string;
   hostname: string;
-  /** Latest inventory and when it arrived, or null when it never reported one. */
-  inventory: { doc: InventoryDocument; receivedAt: Date } | null;
+  /** Latest inventory (the document or its summary) and when it arrived, or null when it never reported one. */
+  inventory: (({ doc: InventoryDocument } | { summary: InventorySummary }) & { receivedAt: Date }) | null;
   /** The agent version and contract it last reported (null contract: an agent from before contract reporting). */
   agentVersion?: string;
   contractVersion?: number | null;
@@ -37,9 +49,6 @@ export interface PreviewOptions {
   /** Paths of the files the version ships (relative to managed_dir). */
   files: readonly string[];
 }
-
-type Layer = 'user' | 'project' | 'plugin' | 'session';
-const SUPPRESSIBLE: readonly Layer[] = ['user', 'project', 'plugin', 'session'];
 
 export interface EndpointImpact {
   endpointId: string;
@@ -66,6 +75,25 @@ export interface ReleasePreview {
   agents: { requiredContract: number; reasons: string[]; outdated: OutdatedAgent[] };
   /** sha256 over the release (group, version) and the impact: what an acknowledgement names. */
   digest: string;
+}
+
+// The preview's view of an inventory document: hooks enabled, and the running non-managed hooks by layer with keys.
+export function inventorySummary(doc: Pick<InventoryDocument, 'hooksEnabled' | 'hooks'>): InventorySummary {
+  const suppressible: Record<Layer, number> = { user: 0, project: 0, plugin: 0, session: 0 };
+  const suppressibleKeys: string[] = [];
+  for (const h of doc.hooks) {
+    if (h.managed || h.fate !== 'run' || !SUPPRESSIBLE.includes(h.layer as Layer)) continue;
+    suppressible[h.layer as Layer]++;
+    suppressibleKeys.push(h.key);
+  }
+  suppressibleKeys.sort();
+  return { hooksEnabled: doc.hooksEnabled, suppressible, suppressibleKeys };
+}
+
+// The keys in code-unit order: the array itself when already so (stored summaries are), else a sorted copy.
+function sortedKeys(keys: readonly string[]): string[] {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.slice().sort();
+  return keys as string[];
 }
 
 /** Path characters after a managed_dir prefix in a command. */
@@ -167,19 +195,16 @@ export function previewRelease(
       inventoryAt: inv ? inv.receivedAt.toISOString() : null,
     };
     if (inv) {
-      const on = hooksOnUnder(policy, inv.doc.hooksEnabled);
-      impact.hooksTurnedOff = inv.doc.hooksEnabled && !on;
+      const sum = 'summary' in inv ? inv.summary : inventorySummary(inv.doc);
+      const on = hooksOnUnder(policy, sum.hooksEnabled);
+      impact.hooksTurnedOff = sum.hooksEnabled && !on;
       if (managedOnly && on) {
-        for (const h of inv.doc.hooks) {
-          if (h.managed || h.fate !== 'run' || !SUPPRESSIBLE.includes(h.layer as Layer)) continue;
-          impact.suppressed[h.layer as Layer]++;
-          impact.suppressedKeys.push(h.key);
-        }
+        impact.suppressed = { ...sum.suppressible };
+        impact.suppressedKeys = sortedKeys(sum.suppressibleKeys);
       }
       const n = SUPPRESSIBLE.reduce((sum, l) => sum + impact.suppressed[l], 0);
       if (n > 0) suppressedEndpoints++;
       for (const l of SUPPRESSIBLE) totals[l] += impact.suppressed[l];
-      impact.suppressedKeys.sort();
     }
     perEndpoint.push(impact);
   }
@@ -198,12 +223,39 @@ export function previewRelease(
       .filter((p) => p.unknown)
       .map((p) => ({ endpointId: p.endpointId, hostname: p.hostname, inventoryAt: p.inventoryAt })),
   };
-  const digest = `sha256:${sha256Hex(
-    canonicalJson({
-      release: options.release ?? null,
-      ...summary,
-      perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
-    }),
-  )}`;
+  const digest = previewDigest(options.release ?? null, summary, perEndpoint);
   return { ...summary, perEndpoint, agents: outdatedAgents(policy, endpoints), digest };
+}
+
+// sha256 over canonicalJson({ release, ...summary, perEndpoint: [{ id, s, off }] }), written out in canonical key
+// order and hashed in pieces (the per-endpoint part is most of a 10,000-endpoint preview: no recursive walk of it).
+function previewDigest(
+  release: PreviewOptions['release'] | null,
+  summary: Omit<ReleasePreview, 'perEndpoint' | 'agents' | 'digest'>,
+  perEndpoint: readonly EndpointImpact[],
+): string {
+  const hash = createHash('sha256');
+  const rest: Record<string, unknown> = { ...summary, release };
+  const keys = [...Object.keys(rest), 'perEndpoint'].sort();
+  hash.update('{');
+  keys.forEach((k, i) => {
+    if (i > 0) hash.update(',');
+    hash.update(`${JSON.stringify(k)}:`);
+    if (k !== 'perEndpoint') {
+      hash.update(canonicalJson(rest[k]));
+      return;
+    }
+    // canonicalJson of { id, off, s } (keys in code-unit order; an array of strings is JSON.stringify's own form).
+    let chunk = '[';
+    perEndpoint.forEach((p, j) => {
+      chunk += `${j > 0 ? ',' : ''}{"id":${JSON.stringify(p.endpointId)},"off":${p.hooksTurnedOff},"s":${JSON.stringify(p.suppressedKeys)}}`;
+      if (chunk.length > 65_536) {
+        hash.update(chunk);
+        chunk = '';
+      }
+    });
+    hash.update(`${chunk}]`);
+  });
+  hash.update('}');
+  return `sha256:${hash.digest('hex')}`;
 }

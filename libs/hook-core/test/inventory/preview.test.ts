@@ -1,6 +1,9 @@
 // Release impact preview and inventory helpers: pure rules.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalJson,
+  inventorySummary,
   missingManagedScripts,
   previewRelease,
   programOf,
@@ -113,6 +116,34 @@ describe('previewRelease', () => {
     expect(
       previewRelease(policy, endpoints, { ...opts, release: { groupId: 'g1', policyVersionId: 'v1' } }).digest,
     ).toBe(a.digest);
+  });
+
+  it('gives the same preview from stored summaries as from the documents, digest over the canonical impact', () => {
+    const opts = { now, staleAfterMs: 86_400_000, files: [], release: { groupId: 'g', policyVersionId: 'v' } };
+    const odd = doc([hook('session', 'z"\\\u2028'), hook('user', 'b'), hook('user', 'a'), hook('user', 'b')], false);
+    const withOdd = [...endpoints, { endpointId: 'e4', hostname: 'd', inventory: { doc: odd, ...fresh } }];
+    const summarized = withOdd.map((e) =>
+      e.inventory
+        ? { ...e, inventory: { summary: inventorySummary(e.inventory.doc), receivedAt: e.inventory.receivedAt } }
+        : e,
+    );
+    expect(inventorySummary(odd)).toEqual({
+      hooksEnabled: false,
+      suppressible: { user: 3, project: 0, plugin: 0, session: 1 },
+      suppressibleKeys: ['a', 'b', 'b', 'z"\\\u2028'],
+    });
+    for (const policy of [{ allow_managed_hooks_only: true }, { features: { hooks: false } }, {}]) {
+      const fromDocs = previewRelease(policy, withOdd, opts);
+      const fromSummaries = previewRelease(policy, summarized, opts);
+      expect(fromSummaries).toEqual(fromDocs);
+      const { perEndpoint, agents: _a, digest, ...summary } = fromDocs;
+      const canonical = canonicalJson({
+        release: opts.release,
+        ...summary,
+        perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
+      });
+      expect(digest).toBe(`sha256:${createHash('sha256').update(canonical).digest('hex')}`);
+    }
   });
 
   it('finds managed scripts referenced but not shipped', () => {
