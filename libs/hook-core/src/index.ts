@@ -119,6 +119,7 @@ export {
   inventoryDigest,
   inventorySummary,
   type InventorySummary,
+  type EndpointImpact,
   previewRelease,
   releaseCanSuppress,
 } from './inventory';

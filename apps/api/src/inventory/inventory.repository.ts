@@ -124,7 +124,7 @@ export class InventoryRepository {
           summary.suppressible.project,
           summary.suppressible.plugin,
           summary.suppressible.session,
-          JSON.stringify(summary.suppressibleKeys),
+          summary.suppressibleKeysJson,
           added.length,
           removed.length,
           JSON.stringify({ added: added.slice(0, MAX_CHANGE_KEYS), removed: removed.slice(0, MAX_CHANGE_KEYS) }),
@@ -267,7 +267,7 @@ export class InventoryRepository {
       sp: number;
       sg: number;
       ss: number;
-      keys: string[] | null;
+      keys: string | null;
     }>(
       `SELECT e.id, e.hostname, e.agent_version, e.contract_version, i.received_at, i.hooks_enabled,
               i.suppressible_user AS su, i.suppressible_project AS sp, i.suppressible_plugin AS sg,
@@ -290,7 +290,7 @@ export class InventoryRepository {
             summary: {
               hooksEnabled: r.hooks_enabled === true,
               suppressible: { user: r.su, project: r.sp, plugin: r.sg, session: r.ss },
-              suppressibleKeys: r.keys ?? [],
+              suppressibleKeysJson: r.keys ?? '[]',
             },
           }
         : null,

@@ -18,6 +18,7 @@ import type { AppConfig } from '../config/config.schema';
 import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
 import { type AckDecision, ackDecision, ackRequiredMessage } from './preview-ack';
+import { previewJson } from './preview-json';
 
 /** A policy version as the preview reads it: its id, structured policy and managed file paths. */
 export interface PreviewedVersion {
@@ -123,6 +124,11 @@ export class InventoryService {
       changedAt: row.changedAt.toISOString(),
       inventory: row.doc,
     };
+  }
+
+  // The preview as response JSON text (the stored keys spliced in unparsed; see preview-json.ts).
+  async previewJson(groupId: string, policyVersionId: string): Promise<string> {
+    return previewJson(await this.preview(groupId, policyVersionId));
   }
 
   // What releasing a version to a group would change on its endpoints.

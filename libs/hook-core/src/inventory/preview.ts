@@ -15,8 +15,9 @@ export interface InventorySummary {
   hooksEnabled: boolean;
   /** Running non-managed hooks by layer: what allow_managed_hooks_only would suppress. */
   suppressible: Record<Layer, number>;
-  /** Their keys, sorted (by code unit, as Array.prototype.sort). */
-  suppressibleKeys: string[];
+  /** Their keys, sorted (by code unit, as Array.prototype.sort), as the JSON text of the array (JSON.stringify):
+   * stored so, and spliced into the digest and the response without being parsed. */
+  suppressibleKeysJson: string;
 }
 
 /** One endpoint as the preview sees it. */
@@ -55,8 +56,10 @@ export interface EndpointImpact {
   hostname: string;
   /** Hooks running today that the version would stop, by layer. */
   suppressed: Record<Layer, number>;
-  /** Their keys (for comparing with what the engine then skips). */
-  suppressedKeys: string[];
+  /** Their keys (for comparing with what the engine then skips): parsed from suppressedKeysJson when first read. */
+  readonly suppressedKeys: string[];
+  /** The same keys as JSON array text (what the digest and a serializer use). */
+  suppressedKeysJson: string;
   /** Hooks on the endpoint turn off entirely (`[features] hooks = false`). */
   hooksTurnedOff: boolean;
   /** The inventory is missing or older than the stale bound. */
@@ -87,13 +90,26 @@ export function inventorySummary(doc: Pick<InventoryDocument, 'hooksEnabled' | '
     suppressibleKeys.push(h.key);
   }
   suppressibleKeys.sort();
-  return { hooksEnabled: doc.hooksEnabled, suppressible, suppressibleKeys };
+  return { hooksEnabled: doc.hooksEnabled, suppressible, suppressibleKeysJson: JSON.stringify(suppressibleKeys) };
 }
 
-// The keys in code-unit order: the array itself when already so (stored summaries are), else a sorted copy.
-function sortedKeys(keys: readonly string[]): string[] {
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.slice().sort();
-  return keys as string[];
+/** Surrogate code units: where code-point order (how PostgreSQL's "C" collation sorts) and code-unit order differ. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+// Stored keys text in code-unit order: as is (ingest sorts them so; other text sorts the same without characters
+// beyond U+FFFF), else parsed, sorted and written again.
+function sortedKeysJson(json: string): string {
+  return SURROGATE.test(json) ? JSON.stringify((JSON.parse(json) as string[]).slice().sort()) : json;
+}
+
+// An endpoint's impact whose `suppressedKeys` is parsed from its JSON text only when read (a 10,000-endpoint preview
+// is serialized from the text; only callers that look at the keys pay for them).
+function impactOf(base: Omit<EndpointImpact, 'suppressedKeys'>): EndpointImpact {
+  let keys: string[] | null = null;
+  return Object.defineProperty(base, 'suppressedKeys', {
+    enumerable: true,
+    get: () => (keys ??= JSON.parse(base.suppressedKeysJson) as string[]),
+  }) as EndpointImpact;
 }
 
 /** Path characters after a managed_dir prefix in a command. */
@@ -185,22 +201,22 @@ export function previewRelease(
   for (const e of endpoints) {
     const inv = e.inventory;
     const unknown = !inv || options.now.getTime() - inv.receivedAt.getTime() > options.staleAfterMs;
-    const impact: EndpointImpact = {
+    const impact = impactOf({
       endpointId: e.endpointId,
       hostname: e.hostname,
       suppressed: zero(),
-      suppressedKeys: [],
+      suppressedKeysJson: '[]',
       hooksTurnedOff: false,
       unknown,
       inventoryAt: inv ? inv.receivedAt.toISOString() : null,
-    };
+    });
     if (inv) {
       const sum = 'summary' in inv ? inv.summary : inventorySummary(inv.doc);
       const on = hooksOnUnder(policy, sum.hooksEnabled);
       impact.hooksTurnedOff = sum.hooksEnabled && !on;
       if (managedOnly && on) {
         impact.suppressed = { ...sum.suppressible };
-        impact.suppressedKeys = sortedKeys(sum.suppressibleKeys);
+        impact.suppressedKeysJson = sortedKeysJson(sum.suppressibleKeysJson);
       }
       const n = SUPPRESSIBLE.reduce((sum, l) => sum + impact.suppressed[l], 0);
       if (n > 0) suppressedEndpoints++;
@@ -245,10 +261,11 @@ function previewDigest(
       hash.update(canonicalJson(rest[k]));
       return;
     }
-    // canonicalJson of { id, off, s } (keys in code-unit order; an array of strings is JSON.stringify's own form).
+    // canonicalJson of { id, off, s } (keys in code-unit order; an array of strings is JSON.stringify's own form, the
+    // stored keys text).
     let chunk = '[';
     perEndpoint.forEach((p, j) => {
-      chunk += `${j > 0 ? ',' : ''}{"id":${JSON.stringify(p.endpointId)},"off":${p.hooksTurnedOff},"s":${JSON.stringify(p.suppressedKeys)}}`;
+      chunk += `${j > 0 ? ',' : ''}{"id":${JSON.stringify(p.endpointId)},"off":${p.hooksTurnedOff},"s":${p.suppressedKeysJson}}`;
       if (chunk.length > 65_536) {
         hash.update(chunk);
         chunk = '';

@@ -120,7 +120,16 @@ describe('previewRelease', () => {
 
   it('gives the same preview from stored summaries as from the documents, digest over the canonical impact', () => {
     const opts = { now, staleAfterMs: 86_400_000, files: [], release: { groupId: 'g', policyVersionId: 'v' } };
-    const odd = doc([hook('session', 'z"\\\u2028'), hook('user', 'b'), hook('user', 'a'), hook('user', 'b')], false);
+    const odd = doc(
+      [
+        hook('session', 'z"\\\u2028'),
+        hook('user', 'b'),
+        hook('user', '\u{1F600}'),
+        hook('user', '\uFF01'),
+        hook('user', 'b'),
+      ],
+      false,
+    );
     const withOdd = [...endpoints, { endpointId: 'e4', hostname: 'd', inventory: { doc: odd, ...fresh } }];
     const summarized = withOdd.map((e) =>
       e.inventory
@@ -129,9 +138,25 @@ describe('previewRelease', () => {
     );
     expect(inventorySummary(odd)).toEqual({
       hooksEnabled: false,
-      suppressible: { user: 3, project: 0, plugin: 0, session: 1 },
-      suppressibleKeys: ['a', 'b', 'b', 'z"\\\u2028'],
+      suppressible: { user: 4, project: 0, plugin: 0, session: 1 },
+      suppressibleKeysJson: JSON.stringify(['b', 'b', 'z"\\\u2028', '\u{1F600}', '\uFF01']),
     });
+    // Stored keys in code-point order (as the backfill writes them) come out in code-unit order.
+    const pointOrder = {
+      endpointId: 'e5',
+      hostname: 'e',
+      inventory: {
+        summary: {
+          ...inventorySummary(odd),
+          hooksEnabled: true,
+          suppressibleKeysJson: JSON.stringify(['b', 'b', 'z"\\\u2028', '\uFF01', '\u{1F600}']),
+        },
+        ...fresh,
+      },
+    };
+    const managedOnly = previewRelease({ allow_managed_hooks_only: true }, [pointOrder], opts).perEndpoint[0]!;
+    expect(managedOnly.suppressedKeys).toEqual(['b', 'b', 'z"\\\u2028', '\u{1F600}', '\uFF01']);
+    expect(JSON.parse(managedOnly.suppressedKeysJson)).toEqual(managedOnly.suppressedKeys);
     for (const policy of [{ allow_managed_hooks_only: true }, { features: { hooks: false } }, {}]) {
       const fromDocs = previewRelease(policy, withOdd, opts);
       const fromSummaries = previewRelease(policy, summarized, opts);
