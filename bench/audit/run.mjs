@@ -361,7 +361,12 @@ for (const r of results) {
     `| ${r.name}: API p50 / p95 | ${ap50.toFixed(1)} / ${ap95.toFixed(1)} ms | SQL ${dp50.toFixed(1)} / ${dp95.toFixed(1)} ms | ${(ap95 / dp95).toFixed(2)}× | ${r.target === 'page' ? '≤ 1.5× SQL p95' : '< 50 ms'} | ${verdict(met)} |`,
   );
 }
-say(`\nmachine: ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} (1/5/15 min)`);
+say(
+  `\nmachine: ${os.cpus().length} CPUs, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} (1/5/15 min)`,
+);
 say(
   `\ningest: all batches accepted (202) after ${((tAccepted - t0) / 1000).toFixed(1)} s, stored after ${ingestSec.toFixed(1)} s; ${refused} refusals (429) retried; ${findings} findings`,
 );
