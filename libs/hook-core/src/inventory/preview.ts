@@ -103,13 +103,38 @@ function sortedKeysJson(json: string): string {
 }
 
 // An endpoint's impact whose `suppressedKeys` is parsed from its JSON text only when read (a 10,000-endpoint preview
-// is serialized from the text; only callers that look at the keys pay for them).
-function impactOf(base: Omit<EndpointImpact, 'suppressedKeys'>): EndpointImpact {
-  let keys: string[] | null = null;
-  return Object.defineProperty(base, 'suppressedKeys', {
-    enumerable: true,
-    get: () => (keys ??= JSON.parse(base.suppressedKeysJson) as string[]),
-  }) as EndpointImpact;
+// is serialized from the text; only callers that look at the keys pay for them). A class: one shape for all of them.
+class Impact implements EndpointImpact {
+  endpointId: string;
+  hostname: string;
+  suppressed: Record<Layer, number>;
+  suppressedKeysJson: string;
+  hooksTurnedOff: boolean;
+  unknown: boolean;
+  inventoryAt: string | null;
+  #keys: string[] | null = null;
+
+  // Starts with the fields of an impact (keys as JSON text).
+  constructor(f: Omit<EndpointImpact, 'suppressedKeys'>) {
+    this.endpointId = f.endpointId;
+    this.hostname = f.hostname;
+    this.suppressed = f.suppressed;
+    this.suppressedKeysJson = f.suppressedKeysJson;
+    this.hooksTurnedOff = f.hooksTurnedOff;
+    this.unknown = f.unknown;
+    this.inventoryAt = f.inventoryAt;
+  }
+
+  // The keys, parsed once from their JSON text.
+  get suppressedKeys(): string[] {
+    return (this.#keys ??= JSON.parse(this.suppressedKeysJson) as string[]);
+  }
+
+  // JSON.stringify of an impact includes its keys.
+  toJSON(): Omit<EndpointImpact, 'suppressedKeysJson'> {
+    const { suppressedKeysJson: _j, ...rest } = { ...this };
+    return { ...rest, suppressedKeys: this.suppressedKeys };
+  }
 }
 
 /** Path characters after a managed_dir prefix in a command. */
@@ -201,7 +226,7 @@ export function previewRelease(
   for (const e of endpoints) {
     const inv = e.inventory;
     const unknown = !inv || options.now.getTime() - inv.receivedAt.getTime() > options.staleAfterMs;
-    const impact = impactOf({
+    const impact = new Impact({
       endpointId: e.endpointId,
       hostname: e.hostname,
       suppressed: zero(),
