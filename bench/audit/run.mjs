@@ -345,21 +345,28 @@ const plan = await db.query(
 // ---- Report ----
 const rowsPerSec = total / ingestSec;
 const copyPerSec = total / copySec;
+const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 say('\n| measure | value | reference | ratio | target | met |');
 say('|---|---|---|---|---|---|');
 say(
-  `| ingest end-to-end (upload → staged → PostgreSQL) | ${Math.round(rowsPerSec).toLocaleString()} rows/s | psql \\copy ${Math.round(copyPerSec).toLocaleString()} rows/s | ${(rowsPerSec / copyPerSec).toFixed(2)}× | ≥ 0.5× | ${rowsPerSec >= 0.5 * copyPerSec ? 'yes' : 'NO'} |`,
+  `| ingest end-to-end (upload → staged → PostgreSQL) | ${Math.round(rowsPerSec).toLocaleString()} rows/s | psql \\copy ${Math.round(copyPerSec).toLocaleString()} rows/s | ${(rowsPerSec / copyPerSec).toFixed(2)}× | ≥ 0.9× psql \\copy | ${verdict(rowsPerSec >= 0.9 * copyPerSec)} |`,
 );
 for (const r of results) {
   const ap50 = pct(r.api, 50),
     ap95 = pct(r.api, 95),
     dp50 = pct(r.direct, 50),
     dp95 = pct(r.direct, 95);
-  const met = r.target === 'page' ? ap95 <= 2 * dp95 : ap95 < 50;
+  const met = r.target === 'page' ? ap95 <= 1.5 * dp95 : ap95 < 50;
   say(
-    `| ${r.name}: API p50 / p95 | ${ap50.toFixed(1)} / ${ap95.toFixed(1)} ms | SQL ${dp50.toFixed(1)} / ${dp95.toFixed(1)} ms | ${(ap95 / dp95).toFixed(2)}× | ${r.target === 'page' ? '≤ 2× SQL p95' : '< 50 ms'} | ${met ? 'yes' : 'NO'} |`,
+    `| ${r.name}: API p50 / p95 | ${ap50.toFixed(1)} / ${ap95.toFixed(1)} ms | SQL ${dp50.toFixed(1)} / ${dp95.toFixed(1)} ms | ${(ap95 / dp95).toFixed(2)}× | ${r.target === 'page' ? '≤ 1.5× SQL p95' : '< 50 ms'} | ${verdict(met)} |`,
   );
 }
+say(
+  `\nmachine: ${os.cpus().length} CPUs, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} (1/5/15 min)`,
+);
 say(
   `\ningest: all batches accepted (202) after ${((tAccepted - t0) / 1000).toFixed(1)} s, stored after ${ingestSec.toFixed(1)} s; ${refused} refusals (429) retried; ${findings} findings`,
 );

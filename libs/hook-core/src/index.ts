@@ -117,6 +117,9 @@ export {
   collectInventory,
   type InventoryHome,
   inventoryDigest,
+  inventorySummary,
+  type InventorySummary,
+  type EndpointImpact,
   previewRelease,
   releaseCanSuppress,
 } from './inventory';

@@ -1,5 +1,6 @@
 // Hook inventory routes: agents report; admins and auditors see the fleet, findings and a release's impact.
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -134,8 +135,14 @@ export class InventoryController {
   })
   @ApiOkResponse({ type: ReleasePreviewDto })
   @ApiResponse({ status: 404, description: ERRORS[404] })
-  preview(@Param() params: PreviewGroupParamDto, @Query() query: PreviewQueryDto): Promise<unknown> {
-    return this.inventory.preview(params.groupId, query.policyVersionId);
+  preview(
+    @Param() params: PreviewGroupParamDto,
+    @Query() query: PreviewQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    // The service writes the JSON text (the stored keys spliced in): sent as is.
+    void reply.type('application/json; charset=utf-8');
+    return this.inventory.previewJson(params.groupId, query.policyVersionId);
   }
 
   @ReadRoles()

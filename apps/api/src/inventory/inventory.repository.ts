@@ -1,10 +1,14 @@
 // Persistence of endpoint hook inventories (latest report, per-hook rows, change history) and fleet queries.
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '@prisma/client';
-import type { InventoryDocument } from '@hookwarden/hook-core';
+import { type InventoryDocument, type InventorySummary, inventorySummary } from '@hookwarden/hook-core';
+import type pg from 'pg';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PgPools } from '../database/pg-pools';
 import { PrismaService } from '../prisma/prisma.service';
+
+/** A canonical uuid (what endpoint ids are). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Most hook keys named per side in one change entry. */
 const MAX_CHANGE_KEYS = 200;
@@ -45,17 +49,27 @@ export class InventoryRepository {
   ) {}
 
   // Stores an endpoint's inventory: a new digest replaces its hook rows and records what changed; the same digest
-  // only moves the received time. One transaction on the write pool, serialized per endpoint; the hook rows go in as
-  // one INSERT … SELECT FROM unnest (one round trip, no per-row query building: the ingest hot path).
+  // only moves the received time. One transaction on the write pool, serialized per endpoint, in three round trips
+  // (each costs a wake-up of both processes, most of an ingest's time on a busy machine): lock + what is stored now;
+  // one statement writing the document, its preview summary, the hook rows (INSERT … SELECT FROM unnest) and the
+  // change entry; COMMIT.
   async store(endpointId: string, groupId: string, doc: InventoryDocument): Promise<{ changed: boolean }> {
+    // Inlined into the first (parameterless, multi-statement) round trip: only a canonical uuid gets there.
+    if (!UUID.test(endpointId)) throw new Error(`not an endpoint id: ${endpointId}`);
     const client = await this.pools.write.connect();
     try {
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`inventory:${endpointId}`]);
-      const previous = await client.query<{ digest: string }>(
-        'SELECT digest FROM endpoint_inventories WHERE endpoint_id = $1',
-        [endpointId],
-      );
+      const id = `'${endpointId}'::uuid`;
+      const [, , previous, old] = (await client.query(
+        `BEGIN;
+         SELECT pg_advisory_xact_lock(hashtext('inventory:${endpointId}'));
+         SELECT digest FROM endpoint_inventories WHERE endpoint_id = ${id};
+         SELECT "user", key, hash, layer FROM endpoint_inventory_hooks WHERE endpoint_id = ${id} ORDER BY id`,
+      )) as unknown as [
+        unknown,
+        unknown,
+        pg.QueryResult<{ digest: string }>,
+        pg.QueryResult<{ user: string; key: string; hash: string; layer: string }>,
+      ];
       const collectedAt = new Date(doc.collectedAt);
       if (previous.rows[0]?.digest === doc.digest) {
         await client.query(
@@ -65,26 +79,40 @@ export class InventoryRepository {
         await client.query('COMMIT');
         return { changed: false };
       }
-      const old = await client.query<{ user: string; key: string; hash: string; layer: string }>(
-        'DELETE FROM endpoint_inventory_hooks WHERE endpoint_id = $1 RETURNING "user", key, hash, layer',
-        [endpointId],
-      );
-      const id = (h: { user: string; key: string; hash: string }): string => `${h.user}\u0000${h.key}\u0000${h.hash}`;
-      const before = new Map(old.rows.map((h) => [id(h), { key: h.key, hash: h.hash, layer: h.layer }]));
-      const after = new Map(doc.hooks.map((h) => [id(h), { key: h.key, hash: h.hash, layer: h.layer }]));
+      const key = (h: { user: string; key: string; hash: string }): string => `${h.user}\u0000${h.key}\u0000${h.hash}`;
+      const before = new Map(old.rows.map((h) => [key(h), { key: h.key, hash: h.hash, layer: h.layer }]));
+      const after = new Map(doc.hooks.map((h) => [key(h), { key: h.key, hash: h.hash, layer: h.layer }]));
       const added = [...after].filter(([k]) => !before.has(k)).map(([, v]) => v);
       const removed = [...before].filter(([k]) => !after.has(k)).map(([, v]) => v);
+      const summary = inventorySummary(doc);
+      const col = <K extends keyof InventoryDocument['hooks'][number]>(k: K) => doc.hooks.map((h) => h[k]);
       await client.query(
-        `INSERT INTO endpoint_inventories
-           (endpoint_id, digest, collected_at, received_at, changed_at, command_mode, policy_revision, hooks_enabled,
-            hook_count, doc)
-         VALUES ($1, $2, $3, now(), now(), $4, $5, $6, $7, $8)
-         ON CONFLICT (endpoint_id) DO UPDATE SET digest = EXCLUDED.digest, collected_at = EXCLUDED.collected_at,
-           received_at = EXCLUDED.received_at, changed_at = EXCLUDED.changed_at, command_mode = EXCLUDED.command_mode,
-           policy_revision = EXCLUDED.policy_revision, hooks_enabled = EXCLUDED.hooks_enabled,
-           hook_count = EXCLUDED.hook_count, doc = EXCLUDED.doc`,
+        `WITH gone AS (DELETE FROM endpoint_inventory_hooks WHERE endpoint_id = $1),
+         latest AS (
+           INSERT INTO endpoint_inventories
+             (endpoint_id, digest, collected_at, received_at, changed_at, command_mode, policy_revision, hooks_enabled,
+              hook_count, doc, suppressible_user, suppressible_project, suppressible_plugin, suppressible_session,
+              suppressible_keys)
+           VALUES ($1, $3, $4, now(), now(), $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+           ON CONFLICT (endpoint_id) DO UPDATE SET digest = EXCLUDED.digest, collected_at = EXCLUDED.collected_at,
+             received_at = EXCLUDED.received_at, changed_at = EXCLUDED.changed_at,
+             command_mode = EXCLUDED.command_mode, policy_revision = EXCLUDED.policy_revision,
+             hooks_enabled = EXCLUDED.hooks_enabled, hook_count = EXCLUDED.hook_count, doc = EXCLUDED.doc,
+             suppressible_user = EXCLUDED.suppressible_user, suppressible_project = EXCLUDED.suppressible_project,
+             suppressible_plugin = EXCLUDED.suppressible_plugin, suppressible_session = EXCLUDED.suppressible_session,
+             suppressible_keys = EXCLUDED.suppressible_keys),
+         change AS (
+           INSERT INTO endpoint_inventory_changes (id, endpoint_id, at, digest, added, removed, changes)
+           VALUES (gen_random_uuid(), $1, now(), $3, $15, $16, $17))
+         INSERT INTO endpoint_inventory_hooks
+           (endpoint_id, group_id, "user", layer, event, matcher, key, hash, trust, managed, plugin, project, fate,
+            skip_reason, command_hash, program, command)
+         SELECT $1, $2, * FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
+           $24::text[], $25::boolean[], $26::text[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[],
+           $32::text[])`,
         [
           endpointId,
+          groupId,
           doc.digest,
           collectedAt,
           doc.commandMode,
@@ -92,47 +120,29 @@ export class InventoryRepository {
           doc.hooksEnabled,
           doc.hooks.length,
           JSON.stringify(doc),
-        ],
-      );
-      if (doc.hooks.length > 0) {
-        const col = <K extends keyof InventoryDocument['hooks'][number]>(k: K) => doc.hooks.map((h) => h[k]);
-        await client.query(
-          `INSERT INTO endpoint_inventory_hooks
-             (endpoint_id, group_id, "user", layer, event, matcher, key, hash, trust, managed, plugin, project, fate,
-              skip_reason, command_hash, program, command)
-           SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-             $9::text[], $10::boolean[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-             $17::text[])`,
-          [
-            endpointId,
-            groupId,
-            col('user'),
-            col('layer'),
-            col('event'),
-            col('matcher'),
-            col('key'),
-            col('hash'),
-            col('trust'),
-            col('managed'),
-            col('plugin'),
-            col('project'),
-            col('fate'),
-            col('skipReason'),
-            col('commandHash'),
-            col('program'),
-            col('command'),
-          ],
-        );
-      }
-      await client.query(
-        `INSERT INTO endpoint_inventory_changes (id, endpoint_id, at, digest, added, removed, changes)
-         VALUES (gen_random_uuid(), $1, now(), $2, $3, $4, $5)`,
-        [
-          endpointId,
-          doc.digest,
+          summary.suppressible.user,
+          summary.suppressible.project,
+          summary.suppressible.plugin,
+          summary.suppressible.session,
+          summary.suppressibleKeysJson,
           added.length,
           removed.length,
           JSON.stringify({ added: added.slice(0, MAX_CHANGE_KEYS), removed: removed.slice(0, MAX_CHANGE_KEYS) }),
+          col('user'),
+          col('layer'),
+          col('event'),
+          col('matcher'),
+          col('key'),
+          col('hash'),
+          col('trust'),
+          col('managed'),
+          col('plugin'),
+          col('project'),
+          col('fate'),
+          col('skipReason'),
+          col('commandHash'),
+          col('program'),
+          col('command'),
         ],
       );
       await client.query('COMMIT');
@@ -234,14 +244,15 @@ export class InventoryRepository {
     return this.prisma.endpointInventory.findUnique({ where: { endpointId } });
   }
 
-  // The group's live endpoints with their agent, contract and latest inventory (for the preview).
+  // The group's live endpoints with their agent, contract and latest inventory's preview summary (for the preview):
+  // the summary columns written with each inventory, so no document is read or parsed.
   async groupEndpoints(groupId: string): Promise<
     Array<{
       id: string;
       hostname: string;
       agentVersion: string;
       contractVersion: number | null;
-      inventory: { doc: unknown; receivedAt: Date } | null;
+      inventory: { summary: InventorySummary; receivedAt: Date } | null;
     }>
   > {
     // One join on the write pool (the preview and the release's acknowledgement check must see the same rows).
@@ -250,21 +261,39 @@ export class InventoryRepository {
       hostname: string;
       agent_version: string;
       contract_version: number | null;
-      doc: unknown;
       received_at: Date | null;
+      hooks_enabled: boolean | null;
+      su: number;
+      sp: number;
+      sg: number;
+      ss: number;
+      keys: string | null;
     }>(
-      `SELECT e.id, e.hostname, e.agent_version, e.contract_version, i.doc, i.received_at
+      `SELECT e.id, e.hostname, e.agent_version, e.contract_version, i.received_at, i.hooks_enabled,
+              i.suppressible_user AS su, i.suppressible_project AS sp, i.suppressible_plugin AS sg,
+              i.suppressible_session AS ss, i.suppressible_keys AS keys
          FROM endpoints e LEFT JOIN endpoint_inventories i ON i.endpoint_id = e.id
-        WHERE e.group_id = $1 AND e.revoked_at IS NULL AND e.admission = 'active'
-        ORDER BY e.id`,
+        WHERE e.group_id = $1 AND e.revoked_at IS NULL AND e.admission = 'active'`,
       [groupId],
     );
+    // In id order, sorted here: PostgreSQL would sort the wide rows (the keys) on disk past work_mem, and canonical
+    // lowercase uuid text compares as the uuids do.
+    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return rows.map((r) => ({
       id: r.id,
       hostname: r.hostname,
       agentVersion: r.agent_version,
       contractVersion: r.contract_version,
-      inventory: r.received_at ? { doc: r.doc, receivedAt: r.received_at } : null,
+      inventory: r.received_at
+        ? {
+            receivedAt: r.received_at,
+            summary: {
+              hooksEnabled: r.hooks_enabled === true,
+              suppressible: { user: r.su, project: r.sp, plugin: r.sg, session: r.ss },
+              suppressibleKeysJson: r.keys ?? '[]',
+            },
+          }
+        : null,
     }));
   }
 

@@ -18,6 +18,7 @@ import type { AppConfig } from '../config/config.schema';
 import type { FleetHook } from './inventory.dto';
 import { type FleetFilter, InventoryRepository } from './inventory.repository';
 import { type AckDecision, ackDecision, ackRequiredMessage } from './preview-ack';
+import { previewJson } from './preview-json';
 
 /** A policy version as the preview reads it: its id, structured policy and managed file paths. */
 export interface PreviewedVersion {
@@ -125,6 +126,11 @@ export class InventoryService {
     };
   }
 
+  // The preview as response JSON text (the stored keys spliced in unparsed; see preview-json.ts).
+  async previewJson(groupId: string, policyVersionId: string): Promise<string> {
+    return previewJson(await this.preview(groupId, policyVersionId));
+  }
+
   // What releasing a version to a group would change on its endpoints.
   async preview(groupId: string, policyVersionId: string): Promise<ReleasePreviewView> {
     const version = await this.repo.version(groupId, policyVersionId);
@@ -140,19 +146,14 @@ export class InventoryService {
   private async previewOf(groupId: string, version: PreviewedVersion): Promise<ReleasePreviewView> {
     const policyVersionId = version.id;
     const policy = PolicyDocumentSchema.parse(version.policy);
-    // Stored documents passed the full schema when accepted (accept() is the only writer): a schema-tag check is
-    // enough here, so a 10,000-endpoint preview does not re-validate every hook.
-    const endpoints = (await this.repo.groupEndpoints(groupId)).map((e) => {
-      const doc = e.inventory?.doc as InventoryDocument | null | undefined;
-      const usable = doc?.schema === 'hookwarden.inventory/1' && Array.isArray(doc.hooks);
-      return {
-        endpointId: e.id,
-        hostname: e.hostname,
-        agentVersion: e.agentVersion,
-        contractVersion: e.contractVersion,
-        inventory: e.inventory && usable ? { doc, receivedAt: e.inventory.receivedAt } : null,
-      };
-    });
+    // Each endpoint's inventory as its preview summary (columns written with the document at ingest).
+    const endpoints = (await this.repo.groupEndpoints(groupId)).map((e) => ({
+      endpointId: e.id,
+      hostname: e.hostname,
+      agentVersion: e.agentVersion,
+      contractVersion: e.contractVersion,
+      inventory: e.inventory,
+    }));
     const preview = previewRelease(policy, endpoints, {
       release: { groupId, policyVersionId },
       now: new Date(),

@@ -11,6 +11,8 @@ export {
 export { collectInventory, type CollectOptions, inventoryDigest, type InventoryHome, programOf } from './collect';
 export {
   type EndpointImpact,
+  inventorySummary,
+  type InventorySummary,
   missingManagedScripts,
   type OutdatedAgent,
   outdatedAgents,

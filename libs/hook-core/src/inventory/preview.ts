@@ -2,17 +2,30 @@
 // Pure: the API feeds it stored inventories; the same rules as the engine's discovery (allow_managed_hooks_only
 // suppresses user, project, session and plugin hooks; a pinned `[features] hooks` decides the feature).
 import { canonicalJson } from '../trust/canonical-json';
-import { sha256Hex } from '../record/canonical';
+import { createHash } from 'node:crypto';
 import type { PolicyDocument } from '../policy/schema';
 import { endpointContract, requiredContract } from '../policy/contract';
 import type { InventoryDocument } from './schema';
+
+type Layer = 'user' | 'project' | 'plugin' | 'session';
+const SUPPRESSIBLE: readonly Layer[] = ['user', 'project', 'plugin', 'session'];
+
+/** What the preview needs of an inventory (policy-independent: stored at ingest, so a preview reads no document). */
+export interface InventorySummary {
+  hooksEnabled: boolean;
+  /** Running non-managed hooks by layer: what allow_managed_hooks_only would suppress. */
+  suppressible: Record<Layer, number>;
+  /** Their keys, sorted (by code unit, as Array.prototype.sort), as the JSON text of the array (JSON.stringify):
+   * stored so, and spliced into the digest and the response without being parsed. */
+  suppressibleKeysJson: string;
+}
 
 /** One endpoint as the preview sees it. */
 export interface PreviewEndpoint {
   endpointId: string;
   hostname: string;
-  /** Latest inventory and when it arrived, or null when it never reported one. */
-  inventory: { doc: InventoryDocument; receivedAt: Date } | null;
+  /** Latest inventory (the document or its summary) and when it arrived, or null when it never reported one. */
+  inventory: (({ doc: InventoryDocument } | { summary: InventorySummary }) & { receivedAt: Date }) | null;
   /** The agent version and contract it last reported (null contract: an agent from before contract reporting). */
   agentVersion?: string;
   contractVersion?: number | null;
@@ -38,16 +51,15 @@ export interface PreviewOptions {
   files: readonly string[];
 }
 
-type Layer = 'user' | 'project' | 'plugin' | 'session';
-const SUPPRESSIBLE: readonly Layer[] = ['user', 'project', 'plugin', 'session'];
-
 export interface EndpointImpact {
   endpointId: string;
   hostname: string;
   /** Hooks running today that the version would stop, by layer. */
   suppressed: Record<Layer, number>;
-  /** Their keys (for comparing with what the engine then skips). */
-  suppressedKeys: string[];
+  /** Their keys (for comparing with what the engine then skips): parsed from suppressedKeysJson when first read. */
+  readonly suppressedKeys: string[];
+  /** The same keys as JSON array text (what the digest and a serializer use). */
+  suppressedKeysJson: string;
   /** Hooks on the endpoint turn off entirely (`[features] hooks = false`). */
   hooksTurnedOff: boolean;
   /** The inventory is missing or older than the stale bound. */
@@ -66,6 +78,63 @@ export interface ReleasePreview {
   agents: { requiredContract: number; reasons: string[]; outdated: OutdatedAgent[] };
   /** sha256 over the release (group, version) and the impact: what an acknowledgement names. */
   digest: string;
+}
+
+// The preview's view of an inventory document: hooks enabled, and the running non-managed hooks by layer with keys.
+export function inventorySummary(doc: Pick<InventoryDocument, 'hooksEnabled' | 'hooks'>): InventorySummary {
+  const suppressible: Record<Layer, number> = { user: 0, project: 0, plugin: 0, session: 0 };
+  const suppressibleKeys: string[] = [];
+  for (const h of doc.hooks) {
+    if (h.managed || h.fate !== 'run' || !SUPPRESSIBLE.includes(h.layer as Layer)) continue;
+    suppressible[h.layer as Layer]++;
+    suppressibleKeys.push(h.key);
+  }
+  suppressibleKeys.sort();
+  return { hooksEnabled: doc.hooksEnabled, suppressible, suppressibleKeysJson: JSON.stringify(suppressibleKeys) };
+}
+
+/** Surrogate code units: where code-point order (how PostgreSQL's "C" collation sorts) and code-unit order differ. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+// Stored keys text in code-unit order: as is (ingest sorts them so; other text sorts the same without characters
+// beyond U+FFFF), else parsed, sorted and written again.
+function sortedKeysJson(json: string): string {
+  return SURROGATE.test(json) ? JSON.stringify((JSON.parse(json) as string[]).slice().sort()) : json;
+}
+
+// An endpoint's impact whose `suppressedKeys` is parsed from its JSON text only when read (a 10,000-endpoint preview
+// is serialized from the text; only callers that look at the keys pay for them). A class: one shape for all of them.
+class Impact implements EndpointImpact {
+  endpointId: string;
+  hostname: string;
+  suppressed: Record<Layer, number>;
+  suppressedKeysJson: string;
+  hooksTurnedOff: boolean;
+  unknown: boolean;
+  inventoryAt: string | null;
+  #keys: string[] | null = null;
+
+  // Starts with the fields of an impact (keys as JSON text).
+  constructor(f: Omit<EndpointImpact, 'suppressedKeys'>) {
+    this.endpointId = f.endpointId;
+    this.hostname = f.hostname;
+    this.suppressed = f.suppressed;
+    this.suppressedKeysJson = f.suppressedKeysJson;
+    this.hooksTurnedOff = f.hooksTurnedOff;
+    this.unknown = f.unknown;
+    this.inventoryAt = f.inventoryAt;
+  }
+
+  // The keys, parsed once from their JSON text.
+  get suppressedKeys(): string[] {
+    return (this.#keys ??= JSON.parse(this.suppressedKeysJson) as string[]);
+  }
+
+  // JSON.stringify of an impact includes its keys.
+  toJSON(): Omit<EndpointImpact, 'suppressedKeysJson'> {
+    const { suppressedKeysJson: _j, ...rest } = { ...this };
+    return { ...rest, suppressedKeys: this.suppressedKeys };
+  }
 }
 
 /** Path characters after a managed_dir prefix in a command. */
@@ -157,29 +226,26 @@ export function previewRelease(
   for (const e of endpoints) {
     const inv = e.inventory;
     const unknown = !inv || options.now.getTime() - inv.receivedAt.getTime() > options.staleAfterMs;
-    const impact: EndpointImpact = {
+    const impact = new Impact({
       endpointId: e.endpointId,
       hostname: e.hostname,
       suppressed: zero(),
-      suppressedKeys: [],
+      suppressedKeysJson: '[]',
       hooksTurnedOff: false,
       unknown,
       inventoryAt: inv ? inv.receivedAt.toISOString() : null,
-    };
+    });
     if (inv) {
-      const on = hooksOnUnder(policy, inv.doc.hooksEnabled);
-      impact.hooksTurnedOff = inv.doc.hooksEnabled && !on;
+      const sum = 'summary' in inv ? inv.summary : inventorySummary(inv.doc);
+      const on = hooksOnUnder(policy, sum.hooksEnabled);
+      impact.hooksTurnedOff = sum.hooksEnabled && !on;
       if (managedOnly && on) {
-        for (const h of inv.doc.hooks) {
-          if (h.managed || h.fate !== 'run' || !SUPPRESSIBLE.includes(h.layer as Layer)) continue;
-          impact.suppressed[h.layer as Layer]++;
-          impact.suppressedKeys.push(h.key);
-        }
+        impact.suppressed = { ...sum.suppressible };
+        impact.suppressedKeysJson = sortedKeysJson(sum.suppressibleKeysJson);
       }
       const n = SUPPRESSIBLE.reduce((sum, l) => sum + impact.suppressed[l], 0);
       if (n > 0) suppressedEndpoints++;
       for (const l of SUPPRESSIBLE) totals[l] += impact.suppressed[l];
-      impact.suppressedKeys.sort();
     }
     perEndpoint.push(impact);
   }
@@ -198,12 +264,40 @@ export function previewRelease(
       .filter((p) => p.unknown)
       .map((p) => ({ endpointId: p.endpointId, hostname: p.hostname, inventoryAt: p.inventoryAt })),
   };
-  const digest = `sha256:${sha256Hex(
-    canonicalJson({
-      release: options.release ?? null,
-      ...summary,
-      perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
-    }),
-  )}`;
+  const digest = previewDigest(options.release ?? null, summary, perEndpoint);
   return { ...summary, perEndpoint, agents: outdatedAgents(policy, endpoints), digest };
+}
+
+// sha256 over canonicalJson({ release, ...summary, perEndpoint: [{ id, s, off }] }), written out in canonical key
+// order and hashed in pieces (the per-endpoint part is most of a 10,000-endpoint preview: no recursive walk of it).
+function previewDigest(
+  release: PreviewOptions['release'] | null,
+  summary: Omit<ReleasePreview, 'perEndpoint' | 'agents' | 'digest'>,
+  perEndpoint: readonly EndpointImpact[],
+): string {
+  const hash = createHash('sha256');
+  const rest: Record<string, unknown> = { ...summary, release };
+  const keys = [...Object.keys(rest), 'perEndpoint'].sort();
+  hash.update('{');
+  keys.forEach((k, i) => {
+    if (i > 0) hash.update(',');
+    hash.update(`${JSON.stringify(k)}:`);
+    if (k !== 'perEndpoint') {
+      hash.update(canonicalJson(rest[k]));
+      return;
+    }
+    // canonicalJson of { id, off, s } (keys in code-unit order; an array of strings is JSON.stringify's own form, the
+    // stored keys text).
+    let chunk = '[';
+    perEndpoint.forEach((p, j) => {
+      chunk += `${j > 0 ? ',' : ''}{"id":${JSON.stringify(p.endpointId)},"off":${p.hooksTurnedOff},"s":${p.suppressedKeysJson}}`;
+      if (chunk.length > 65_536) {
+        hash.update(chunk);
+        chunk = '';
+      }
+    });
+    hash.update(`${chunk}]`);
+  });
+  hash.update('}');
+  return `sha256:${hash.digest('hex')}`;
 }

@@ -1,6 +1,9 @@
 // Release impact preview and inventory helpers: pure rules.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalJson,
+  inventorySummary,
   missingManagedScripts,
   previewRelease,
   programOf,
@@ -113,6 +116,59 @@ describe('previewRelease', () => {
     expect(
       previewRelease(policy, endpoints, { ...opts, release: { groupId: 'g1', policyVersionId: 'v1' } }).digest,
     ).toBe(a.digest);
+  });
+
+  it('gives the same preview from stored summaries as from the documents, digest over the canonical impact', () => {
+    const opts = { now, staleAfterMs: 86_400_000, files: [], release: { groupId: 'g', policyVersionId: 'v' } };
+    const odd = doc(
+      [
+        hook('session', 'z"\\\u2028'),
+        hook('user', 'b'),
+        hook('user', '\u{1F600}'),
+        hook('user', '\uFF01'),
+        hook('user', 'b'),
+      ],
+      false,
+    );
+    const withOdd = [...endpoints, { endpointId: 'e4', hostname: 'd', inventory: { doc: odd, ...fresh } }];
+    const summarized = withOdd.map((e) =>
+      e.inventory
+        ? { ...e, inventory: { summary: inventorySummary(e.inventory.doc), receivedAt: e.inventory.receivedAt } }
+        : e,
+    );
+    expect(inventorySummary(odd)).toEqual({
+      hooksEnabled: false,
+      suppressible: { user: 4, project: 0, plugin: 0, session: 1 },
+      suppressibleKeysJson: JSON.stringify(['b', 'b', 'z"\\\u2028', '\u{1F600}', '\uFF01']),
+    });
+    // Stored keys in code-point order (as the backfill writes them) come out in code-unit order.
+    const pointOrder = {
+      endpointId: 'e5',
+      hostname: 'e',
+      inventory: {
+        summary: {
+          ...inventorySummary(odd),
+          hooksEnabled: true,
+          suppressibleKeysJson: JSON.stringify(['b', 'b', 'z"\\\u2028', '\uFF01', '\u{1F600}']),
+        },
+        ...fresh,
+      },
+    };
+    const managedOnly = previewRelease({ allow_managed_hooks_only: true }, [pointOrder], opts).perEndpoint[0]!;
+    expect(managedOnly.suppressedKeys).toEqual(['b', 'b', 'z"\\\u2028', '\u{1F600}', '\uFF01']);
+    expect(JSON.parse(managedOnly.suppressedKeysJson)).toEqual(managedOnly.suppressedKeys);
+    for (const policy of [{ allow_managed_hooks_only: true }, { features: { hooks: false } }, {}]) {
+      const fromDocs = previewRelease(policy, withOdd, opts);
+      const fromSummaries = previewRelease(policy, summarized, opts);
+      expect(fromSummaries).toEqual(fromDocs);
+      const { perEndpoint, agents: _a, digest, ...summary } = fromDocs;
+      const canonical = canonicalJson({
+        release: opts.release,
+        ...summary,
+        perEndpoint: perEndpoint.map((p) => ({ id: p.endpointId, s: p.suppressedKeys, off: p.hooksTurnedOff })),
+      });
+      expect(digest).toBe(`sha256:${createHash('sha256').update(canonical).digest('hex')}`);
+    }
   });
 
   it('finds managed scripts referenced but not shipped', () => {
