@@ -44,6 +44,26 @@ export const AUDIT_FILTERS = [
 export type AuditFilter = (typeof AUDIT_FILTERS)[number]['key'];
 const auditComplete: Exhaustive<'/v1/audit-log', AuditFilter> = true;
 
+/** Every filter of GET /v1/fleet/endpoints (the Endpoints view's URL parameters; sort and order are its columns). */
+export const FLEET_FILTERS = [
+  'q',
+  'groupId',
+  'state',
+  'platform',
+  'agentVersion',
+  'admission',
+  'appliedRevision',
+  'appliedVersion',
+  'inFleet',
+  'hasFindings',
+  'seenAfter',
+  'seenBefore',
+  'sort',
+  'order',
+] as const satisfies ReadonlyArray<FilterName<'/v1/fleet/endpoints'>>;
+export type FleetFilter = (typeof FLEET_FILTERS)[number];
+const fleetComplete: Exhaustive<'/v1/fleet/endpoints', FleetFilter> = true;
+
 /** The filters of the inventory's Changes tab. */
 export const CHANGE_FILTERS = ['endpointId', 'since'] as const;
 const changesComplete: Exhaustive<'/v1/inventory/changes', (typeof CHANGE_FILTERS)[number]> = true;
@@ -89,9 +109,17 @@ export const CONSOLE_LISTS = {
   '/v1/findings': { page: '/', filters: [], unfiltered: 'the Overview’s newest findings and each endpoint’s own' },
   '/v1/inventory/denied-hashes': { page: '/inventory/denied', filters: [] },
   '/v1/me/tokens': { page: '/settings/cli-tokens', filters: [] },
+  '/v1/fleet/endpoints': { page: '/endpoints', filters: FLEET_FILTERS },
+  '/v1/saved-views': { page: '/endpoints', filters: ['kind'], unfiltered: 'the views of the page showing them' },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
   '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
 } as const satisfies Record<ListPath, Offer>;
 
 // The compile-time checks above, kept referenced.
-export const FILTER_FORMS_COMPLETE = [hookRunsComplete, auditComplete, changesComplete, hooksComplete] as const;
+export const FILTER_FORMS_COMPLETE = [
+  hookRunsComplete,
+  auditComplete,
+  changesComplete,
+  hooksComplete,
+  fleetComplete,
+] as const;
