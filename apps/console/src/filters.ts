@@ -14,8 +14,8 @@ export const HOOK_RUN_FILTERS = [
   { key: 'from', label: 'From', kind: 'datetime' },
   { key: 'to', label: 'To', kind: 'datetime' },
   { key: 'event', label: 'Event', kind: 'text', hint: 'comma-separated, e.g. PreToolUse' },
-  { key: 'decision', label: 'Decision', kind: 'text', hint: 'e.g. deny,block' },
-  { key: 'status', label: 'Status', kind: 'text', hint: 'ran, skipped, failed, timed_out' },
+  { key: 'decision', label: 'Decision', kind: 'pick', options: ['allow', 'ask', 'deny', 'block'] },
+  { key: 'status', label: 'Status', kind: 'pick', options: ['ran', 'skipped', 'failed', 'timed_out'] },
   { key: 'groupId', label: 'Group', kind: 'group' },
   { key: 'endpointId', label: 'Endpoint id', kind: 'text' },
   { key: 'hookKey', label: 'Hook key', kind: 'text' },
@@ -27,7 +27,13 @@ export const HOOK_RUN_FILTERS = [
   { key: 'policyRevision', label: 'Policy revision', kind: 'text' },
   { key: 'policyDigest', label: 'Policy digest', kind: 'text' },
   { key: 'sessionId', label: 'Session id', kind: 'text' },
-] as const satisfies ReadonlyArray<{ key: FilterName<'/v1/hook-runs'>; label: string; kind: string; hint?: string }>;
+] as const satisfies ReadonlyArray<{
+  key: FilterName<'/v1/hook-runs'>;
+  label: string;
+  kind: string;
+  hint?: string;
+  options?: readonly string[];
+}>;
 export type HookRunFilter = (typeof HOOK_RUN_FILTERS)[number]['key'];
 const hookRunsComplete: Exhaustive<'/v1/hook-runs', HookRunFilter> = true;
 
