@@ -78,7 +78,7 @@ async function endpointsTotal(page: Page): Promise<number> {
 
 // The number of runs the explorer says match.
 async function runsTotal(page: Page): Promise<number> {
-  const title = page.getByRole('heading', { level: 2, name: /^\d+ matching runs?$/ });
+  const title = page.getByRole('heading', { level: 2, name: /^\d+ matching runs?( in the last 24 h)?$/ });
   await title.waitFor();
   return Number((await title.innerText()).split(' ')[0]);
 }
@@ -157,7 +157,10 @@ describe('fleet console', () => {
       await open(page, '/', 'Overview');
       const link = t.locate();
       await link.waitFor();
-      const n = Number(/\d+/.exec(await link.innerText())![0]);
+      // The count: a version chip's bold number ("v1 735"), else the link's first number ("12 failed").
+      const strong = link.locator('strong');
+      const text = (await strong.count()) ? await strong.innerText() : await link.innerText();
+      const n = Number(/\d+/.exec(text)![0]);
       await link.click();
       await page.getByRole('heading', { level: 1, name: 'Endpoints' }).waitFor();
       expect(await endpointsTotal(page), t.name).toBe(n);
@@ -222,7 +225,7 @@ describe('fleet console', () => {
 
   it('admin: endpoints view sorts and filters server-side, ticks live, moves and revokes in bulk with confirmation', async () => {
     const { page, log } = await signIn(api.adminToken);
-    await page.getByRole('link', { name: 'All endpoints' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'All endpoints' }).click();
     await page.getByRole('heading', { level: 1, name: 'Endpoints' }).waitFor();
     expect(await endpointsTotal(page)).toBe(2000);
     const table = page.getByTestId('fleet-endpoints');
@@ -360,11 +363,13 @@ describe('fleet console', () => {
     await page.waitForURL(new RegExp(`/releases/${seed.releases.alphaPaused}$`));
 
     // A shared explorer view: pick lists for decision and status; everyone sees it.
-    await open(page, '/hook-runs', 'Hook runs');
+    const since = new Date(Date.now() - 8 * 86400_000).toISOString();
+    await open(page, `/hook-runs?from=${since}`, 'Hook runs');
     await page.getByRole('group', { name: 'Decision' }).getByLabel('deny').check();
     await page.getByRole('group', { name: 'Status' }).getByLabel('ran').check();
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/decision=deny&status=ran/);
+    expect(new URL(page.url()).searchParams.get('from')).toBe(since);
     const n = await runsTotal(page);
     expect(n).toBe(
       await sqlCount(`SELECT count(*)::int AS n FROM hook_runs WHERE decision = 'deny' AND status = 'ran'`),

@@ -89,7 +89,6 @@ export function GlobalSearch() {
         placeholder="Search  ( / )"
         autoComplete="off"
         aria-controls="search-results"
-        aria-expanded={open && q.length > 0}
         aria-keyshortcuts="/ Control+K"
         onFocus={() => setOpen(true)}
         onChange={(e) => {

@@ -195,7 +195,7 @@ export default function HookRuns() {
       <Card
         title={
           total !== undefined
-            ? `${total} matching run${total === 1 ? '' : 's'}`
+            ? `${total} matching run${total === 1 ? '' : 's'}${applied.from || applied.to ? '' : ' in the last 24 h'}`
             : runs.data
               ? `${items.length}${runs.hasNextPage ? '+' : ''} run${items.length === 1 ? '' : 's'}`
               : 'Runs'
