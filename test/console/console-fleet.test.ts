@@ -204,6 +204,7 @@ describe('fleet console', () => {
     await open(page, '/', 'Overview');
     const over = page.locator('.u-over').first();
     await over.waitFor();
+    await over.scrollIntoViewIfNeeded();
     const box = (await over.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
     await page.mouse.down();
@@ -231,11 +232,11 @@ describe('fleet console', () => {
     const table = page.getByTestId('fleet-endpoints');
     const firstCell = async (col: number) => table.getByRole('row').nth(1).getByRole('cell').nth(col).innerText();
     // Sort by hostname descending (header button, by keyboard).
-    await table.getByRole('button', { name: 'Hostname' }).focus();
+    // Hostname is the default sort (ascending): Enter on its header reverses it.
+    expect(await firstCell(1)).toBe('build-agent-0050');
+    await table.getByRole('button', { name: /Hostname/ }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(/sort=hostname&order=asc/);
-    await table.getByRole('button', { name: /Hostname/ }).click();
-    await page.waitForURL(/order=desc/);
+    await page.waitForURL(/sort=hostname&order=desc/);
     await expect.poll(() => firstCell(1)).toBe('dev-1999');
     // Sort by open findings descending: the first row has the most.
     await table.getByRole('button', { name: 'Findings' }).click();
@@ -377,7 +378,7 @@ describe('fleet console', () => {
     await page.getByLabel('Name of this view').fill('Denied runs');
     await page.getByLabel('shared').check();
     await page.getByRole('button', { name: 'Save view' }).click();
-    await page.getByRole('region', { name: 'Saved views' }).getByText('shared').waitFor();
+    await page.getByRole('region', { name: 'Saved views' }).locator('.chip', { hasText: 'shared' }).waitFor();
     await shot(page, 'hook-runs-saved-view');
     expect(log.problems).toEqual([]);
   }, 120_000);
@@ -445,7 +446,8 @@ describe('fleet console', () => {
         await page.emulateMedia({ colorScheme: scheme });
         for (const [p, heading] of pages) {
           await open(page, p, heading);
-          await page.waitForLoadState('networkidle').catch(() => undefined);
+          // Every card has loaded (no "Loading…" left).
+          await expect.poll(() => page.locator('.loading').count(), { timeout: 15_000 }).toBe(0);
           // Nothing runs off the right edge at 1280 px (wide tables scroll inside their card).
           const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
           if (overflow > 0) problems.push(`${who} ${scheme} ${p}: page ${overflow}px wider than the window`);

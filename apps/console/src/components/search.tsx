@@ -88,7 +88,7 @@ export function GlobalSearch() {
         value={text}
         placeholder="Search  ( / )"
         autoComplete="off"
-        aria-controls="search-results"
+        aria-controls={open && q.length > 0 ? 'search-results' : undefined}
         aria-keyshortcuts="/ Control+K"
         onFocus={() => setOpen(true)}
         onChange={(e) => {
