@@ -11,6 +11,7 @@ import { ApiValidationPipe } from './common/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { EndpointsModule } from './endpoints/endpoints.module';
 import { EnrollmentModule } from './enrollment/enrollment.module';
+import { FleetModule } from './fleet/fleet.module';
 import type { AppConfig } from './config/config.schema';
 import { GroupsModule } from './groups/groups.module';
 import { PoliciesModule } from './policies/policies.module';
@@ -24,6 +25,8 @@ import { DatabaseModule } from './database/database.module';
 import { QueuesModule } from './queues/queues.module';
 import { RedisModule } from './redis/redis.module';
 import { ReleasesModule } from './releases/releases.module';
+import { SavedViewsModule } from './saved-views/saved-views.module';
+import { SearchModule } from './search/search.module';
 import { SigningModule } from './signing/signing.module';
 import { SsoModule } from './sso/sso.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -47,6 +50,9 @@ export const FEATURE_MODULES = [
   SsoModule,
   InventoryModule,
   MetricsModule,
+  FleetModule,
+  SearchModule,
+  SavedViewsModule,
 ];
 
 @Module({})

@@ -1,6 +1,7 @@
 // The app shell: sign-in when signed out; otherwise navigation, the signed-in role and the current page.
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { ErrorBoundary } from './components/error-boundary';
+import { GlobalSearch } from './components/search';
 import { Loading } from './components/ui';
 import { Link, match, useLocation } from './router';
 import { useSession } from './session';
@@ -12,6 +13,7 @@ const Overview = lazy(() => import('./pages/overview'));
 const Groups = lazy(() => import('./pages/groups'));
 const Group = lazy(() => import('./pages/group'));
 const Endpoint = lazy(() => import('./pages/endpoint'));
+const Endpoints = lazy(() => import('./pages/endpoints'));
 const Policies = lazy(() => import('./pages/policies'));
 const Policy = lazy(() => import('./pages/policy'));
 const NewVersion = lazy(() => import('./pages/new-version'));
@@ -28,7 +30,8 @@ const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
   { pattern: '/', page: Overview, nav: '/' },
   { pattern: '/groups', page: Groups, nav: '/groups' },
   { pattern: '/groups/:id', page: Group, nav: '/groups' },
-  { pattern: '/endpoints/:id', page: Endpoint, nav: '/groups' },
+  { pattern: '/endpoints', page: Endpoints, nav: '/endpoints' },
+  { pattern: '/endpoints/:id', page: Endpoint, nav: '/endpoints' },
   { pattern: '/policies', page: Policies, nav: '/policies' },
   { pattern: '/policies/:id', page: Policy, nav: '/policies' },
   { pattern: '/policies/:id/new', page: NewVersion, nav: '/policies' },
@@ -44,6 +47,7 @@ const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
 const NAV = [
   { to: '/', label: 'Overview' },
   { to: '/groups', label: 'Groups & endpoints' },
+  { to: '/endpoints', label: 'All endpoints' },
   { to: '/policies', label: 'Policies' },
   { to: '/releases', label: 'Releases' },
   { to: '/hook-runs', label: 'Hook runs' },
@@ -89,6 +93,7 @@ export function App() {
               ))}
             </ul>
           </nav>
+          <GlobalSearch />
           <div className="whoami">
             <span className="whoami-name" data-testid="who" title={session.kind === 'sso' ? (session.email ?? '') : ''}>
               {session.name}

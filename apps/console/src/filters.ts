@@ -18,8 +18,8 @@ export const HOOK_RUN_FILTERS = [
   { key: 'from', label: 'From', kind: 'datetime' },
   { key: 'to', label: 'To', kind: 'datetime' },
   { key: 'event', label: 'Event', kind: 'text', hint: 'comma-separated, e.g. PreToolUse' },
-  { key: 'decision', label: 'Decision', kind: 'text', hint: 'e.g. deny,block' },
-  { key: 'status', label: 'Status', kind: 'text', hint: 'ran, skipped, failed, timed_out' },
+  { key: 'decision', label: 'Decision', kind: 'pick', options: ['allow', 'ask', 'deny', 'block'] },
+  { key: 'status', label: 'Status', kind: 'pick', options: ['ran', 'skipped', 'failed', 'timed_out'] },
   { key: 'groupId', label: 'Group', kind: 'group' },
   { key: 'endpointId', label: 'Endpoint id', kind: 'text' },
   { key: 'hookKey', label: 'Hook key', kind: 'text' },
@@ -31,7 +31,13 @@ export const HOOK_RUN_FILTERS = [
   { key: 'policyRevision', label: 'Policy revision', kind: 'text' },
   { key: 'policyDigest', label: 'Policy digest', kind: 'text' },
   { key: 'sessionId', label: 'Session id', kind: 'text' },
-] as const satisfies ReadonlyArray<{ key: FilterName<'/v1/hook-runs'>; label: string; kind: string; hint?: string }>;
+] as const satisfies ReadonlyArray<{
+  key: FilterName<'/v1/hook-runs'>;
+  label: string;
+  kind: string;
+  hint?: string;
+  options?: readonly string[];
+}>;
 export type HookRunFilter = (typeof HOOK_RUN_FILTERS)[number]['key'];
 const hookRunsComplete: Exhaustive<'/v1/hook-runs', HookRunFilter> = true;
 
@@ -112,6 +118,43 @@ export const AUDIT_FILTERS = [
 }>;
 export type AuditFilter = (typeof AUDIT_FILTERS)[number]['key'];
 const auditComplete: Exhaustive<'/v1/audit-log', AuditFilter> = true;
+
+/** Every filter of GET /v1/fleet/endpoints (the Endpoints view's URL parameters; sort and order are its columns). */
+export const FLEET_FILTERS = [
+  'q',
+  'groupId',
+  'state',
+  'platform',
+  'agentVersion',
+  'admission',
+  'appliedRevision',
+  'appliedVersion',
+  'inFleet',
+  'hasFindings',
+  'seenAfter',
+  'seenBefore',
+  'sort',
+  'order',
+] as const satisfies ReadonlyArray<FilterName<'/v1/fleet/endpoints'>>;
+export type FleetFilter = (typeof FLEET_FILTERS)[number];
+const fleetComplete: Exhaustive<'/v1/fleet/endpoints', FleetFilter> = true;
+/** The Endpoints view's kind of field per filter (state, platform and admission take comma lists of picks). */
+export const FLEET_FILTER_KINDS = {
+  q: 'text',
+  groupId: 'group',
+  state: 'pick',
+  platform: 'pick',
+  agentVersion: 'text',
+  admission: 'pick',
+  appliedRevision: 'text',
+  appliedVersion: 'text',
+  inFleet: 'bool',
+  hasFindings: 'bool',
+  seenAfter: 'datetime',
+  seenBefore: 'datetime',
+  sort: 'pick',
+  order: 'pick',
+} as const satisfies Record<FleetFilter, FilterKind>;
 
 /** The filters of the inventory's Changes tab. */
 export const CHANGE_FILTERS = ['endpointId', 'since'] as const;
@@ -225,6 +268,8 @@ export const CONSOLE_LISTS = {
   '/v1/signing-keys': { page: '/audit', filters: {} },
   '/v1/inventory/denied-hashes': { page: '/inventory/denied', filters: {} },
   '/v1/me/tokens': { page: '/settings/cli-tokens', filters: {} },
+  '/v1/fleet/endpoints': { page: '/endpoints', filters: FLEET_FILTER_KINDS },
+  '/v1/saved-views': { page: '/endpoints', filters: { kind: 'pick' } },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
   '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
 } as const satisfies Record<ListPath, Offer>;
@@ -237,4 +282,5 @@ export const FILTER_FORMS_COMPLETE = [
   hooksComplete,
   pluginsComplete,
   invFindingsComplete,
+  fleetComplete,
 ] as const;

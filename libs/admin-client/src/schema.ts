@@ -600,6 +600,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fleet/attention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What needs attention
+         * @description Failed, stale (silent > 24 h), never-seen and pending-approval endpoints by name (the first 10 of each, with totals), releases rolling or paused with their group, policy and pause reason, and open findings by kind.
+         */
+        get: operations["FleetController_attention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every endpoint of the fleet
+         * @description Every endpoint with its group, platform, agent version, applied revision, fleet state, last check-in and open findings; sorted by any of those columns (then id) and filtered server-side, in keyset pages (a cursor is valid for the sort it was issued for), with the total the filters match.
+         */
+        get: operations["FleetController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/endpoints/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move endpoints to a group
+         * @description Each endpoint moves as POST /v1/endpoints/:id/move does (its own endpoint.move audit entry, its agent told at once); those already in the group are left as they are, unknown ids are reported. 404 when the group does not exist (nothing moved).
+         */
+        post: operations["FleetController_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/endpoints/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke endpoints
+         * @description Each endpoint is revoked as POST /v1/endpoints/:id/revoke does (its own endpoint.revoke audit entry, its credential refused at once on every instance); already revoked ones are left, unknown ids are reported.
+         */
+        post: operations["FleetController_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fleet counts
+         * @description Endpoints by fleet state (every state), and every group (those without endpoints too) with its admitted, unrevoked endpoints by applied policy version.
+         */
+        get: operations["FleetController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups": {
         parameters: {
             query?: never;
@@ -1308,6 +1408,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/saved-views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved views
+         * @description Yours and the shared ones, by name.
+         */
+        get: operations["SavedViewsController_list"];
+        put?: never;
+        /**
+         * Save a view
+         * @description Names an explorer or endpoints query (the console URL’s parameters). `shared: true` (admins only; 403 otherwise) shows it to everyone. 409 when you have 200 views already.
+         */
+        post: operations["SavedViewsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/saved-views/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved view
+         * @description Your own, or (admins) a shared one. 404 for a view you cannot see; 403 for someone else’s shared one.
+         */
+        delete: operations["SavedViewsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search everything
+         * @description Endpoints by hostname or id, groups by name, inventoried hooks by definition hash or captured command text, policies by name, policy versions by message, digest or `<policy> v<n>`, releases by id, digest or `<group> r<n>`: grouped by kind, at most `limit` of each.
+         */
+        get: operations["SearchController_find"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -1593,6 +1757,143 @@ export interface components {
                 strategy: "immediate" | "staged";
             } | null;
         };
+        AttentionDto: {
+            /** @description Endpoints whose last apply failed */
+            failed: {
+                /** @description The first ones by hostname (at most 10) */
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                }[];
+                total: number;
+            };
+            findings: {
+                byKind: {
+                    count: number;
+                    kind: string;
+                }[];
+                total: number;
+            };
+            /** @description Endpoints that enrolled but never reported */
+            neverCheckedIn: {
+                /** @description The first ones by hostname (at most 10) */
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                }[];
+                total: number;
+            };
+            /** @description Duplicate machine ids awaiting an admin */
+            pendingApproval: {
+                /** @description The first ones by hostname (at most 10) */
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                }[];
+                total: number;
+            };
+            /** @description Releases still rolling or paused (paused first), with their group and policy */
+            rollouts: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                createdAt: string;
+                currentRing: number;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                groupName: string;
+                pausedReason: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                policyId: string;
+                policyName: string;
+                policyVersion: number;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                releaseId: string;
+                revision: number;
+                rings: number[];
+                /** @enum {string} */
+                status: "rolling" | "paused";
+            }[];
+            /** @description Endpoints silent for more than 24 h */
+            stale: {
+                /** @description The first ones by hostname (at most 10) */
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    lastSeenAt: string | null;
+                }[];
+                total: number;
+            };
+        };
         AuditCheckpointDto: {
             /**
              * Format: date-time
@@ -1676,6 +1977,28 @@ export interface components {
                 /** @description Start of the browser sign-in (append `?returnTo=/path`) */
                 loginUrl: string | null;
             };
+        };
+        BulkMoveDto: {
+            /**
+             * Format: uuid
+             * @description The group they move to
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            groupId: string;
+            /** @description The endpoints (1–500 ids, each once) */
+            ids: string[];
+        };
+        BulkResultDto: {
+            /** @description Endpoints changed (each with its own audit entry) */
+            changed: number;
+            /** @description Ids that name no endpoint (nothing done for them) */
+            notFound: string[];
+            /** @description Endpoints already in that group, or already revoked */
+            unchanged: number;
+        };
+        BulkRevokeDto: {
+            /** @description The endpoints (1–500 ids, each once) */
+            ids: string[];
         };
         CreatedEnrollmentSecretDto: {
             /**
@@ -1851,6 +2174,23 @@ export interface components {
              * @enum {string}
              */
             strategy?: "immediate" | "staged";
+        };
+        CreateSavedViewDto: {
+            /**
+             * @description explorer (hook runs) or endpoints
+             * @enum {string}
+             */
+            kind: "explorer" | "endpoints";
+            name: string;
+            /** @description The query string of the view: parameter name → value (as the console puts them in its URL) */
+            query: {
+                [key: string]: string;
+            };
+            /**
+             * @description Shared with everyone (admins only); else only yours
+             * @default false
+             */
+            shared?: boolean;
         };
         CreateSigningKeyDto: {
             /**
@@ -2843,6 +3183,52 @@ export interface components {
             /** @description Pass as `cursor` to get the next page; null on the last page */
             nextCursor: string | null;
         };
+        FleetPageDto: {
+            items: {
+                /** @enum {string} */
+                admission: "active" | "pending" | "rejected" | "retired";
+                agentVersion: string;
+                appliedPolicyVersion: number | null;
+                appliedRevision: number | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                enrolledAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                groupName: string;
+                hostname: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                lastSeenAt: string | null;
+                /** @description Unresolved chain and enrollment findings of the endpoint */
+                openFindings: number;
+                platform: string;
+                /** @description The state its agent last reported: pending | applied | failed | drifted */
+                reportedState: string;
+                /**
+                 * @description Fleet state (stale: silent for more than 24 h)
+                 * @enum {string}
+                 */
+                state: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
+                targetRevision: number | null;
+            }[];
+            /** @description Pass as `cursor` (same sort and filters) for the next page */
+            nextCursor: string | null;
+            /** @description How many endpoints match the filters (all pages) */
+            total: number;
+        };
         FleetPluginListDto: {
             items: {
                 endpoints: number;
@@ -2850,6 +3236,30 @@ export interface components {
                 plugin: string;
                 /** @description Endpoints where one of its hooks is untrusted or modified */
                 untrusted: number;
+            }[];
+        };
+        FleetSummaryDto: {
+            /** @description Every group by name, those without endpoints included */
+            groups: {
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                name: string;
+                /** @description Admitted, unrevoked endpoints */
+                total: number;
+                versions: {
+                    count: number;
+                    /** @description Applied policy version (null: nothing applied) */
+                    version: number | null;
+                }[];
+            }[];
+            /** @description Every fleet state */
+            states: {
+                count: number;
+                /** @enum {string} */
+                state: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
             }[];
         };
         GroupPageDto: {
@@ -3785,6 +4195,152 @@ export interface components {
                     stale: number;
                 }[];
             }[];
+        };
+        SavedViewDto: {
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "explorer" | "endpoints";
+            /** @description You saved it (you may delete it; admins may delete shared ones too) */
+            mine: boolean;
+            name: string;
+            ownerName: string;
+            query: {
+                [key: string]: string;
+            };
+            shared: boolean;
+        };
+        SavedViewListDto: {
+            /** @description Yours and the shared ones, by name (at most 200) */
+            items: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                createdAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "explorer" | "endpoints";
+                /** @description You saved it (you may delete it; admins may delete shared ones too) */
+                mine: boolean;
+                name: string;
+                ownerName: string;
+                query: {
+                    [key: string]: string;
+                };
+                shared: boolean;
+            }[];
+        };
+        SearchResultDto: {
+            /** @description Endpoints by hostname (part of it) or id */
+            endpoints: {
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    hostname: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    platform: string;
+                }[];
+                /** @description More match than shown */
+                more: boolean;
+            };
+            /** @description Groups by name */
+            groups: {
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    name: string;
+                }[];
+                /** @description More match than shown */
+                more: boolean;
+            };
+            /** @description Inventoried hooks by definition hash (prefix) or command text */
+            hooks: {
+                items: {
+                    /** @description The command as captured in inventories (null when not captured) */
+                    command: string | null;
+                    /** @description Endpoints whose inventory holds it */
+                    endpoints: number;
+                    hash: string;
+                    program: string | null;
+                }[];
+                /** @description More match than shown */
+                more: boolean;
+            };
+            /** @description Policies by name */
+            policies: {
+                items: {
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    latestVersion: number;
+                    name: string;
+                }[];
+                /** @description More match than shown */
+                more: boolean;
+            };
+            /** @description Releases by id, digest (prefix), or revision within a group named in the query */
+            releases: {
+                items: {
+                    digest: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId: string;
+                    groupName: string;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    id: string;
+                    revision: number;
+                    status: string;
+                }[];
+                /** @description More match than shown */
+                more: boolean;
+            };
+            /** @description Policy versions by message, digest (prefix), or `<policy name> v<n>` */
+            versions: {
+                items: {
+                    digest: string;
+                    message: string;
+                    number: number;
+                    /**
+                     * Format: uuid
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    policyId: string;
+                    policyName: string;
+                }[];
+                /** @description More match than shown */
+                more: boolean;
+            };
         };
         SessionDto: {
             /**
@@ -6243,6 +6799,329 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    FleetController_attention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttentionDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    FleetController_list: {
+        parameters: {
+            query?: {
+                /** @description enrollment decision(s), comma-separated */
+                admission?: string;
+                /** @description agent version(s), comma-separated */
+                agentVersion?: string;
+                appliedRevision?: number;
+                /** @description policy version number of the applied release, or `none` (nothing applied) */
+                appliedVersion?: "none" | number;
+                /** @description Opaque cursor: the nextCursor of the previous page, unchanged */
+                cursor?: string;
+                /** @description group id(s), comma-separated */
+                groupId?: string;
+                /** @description true: only endpoints with open findings; false: only those without */
+                hasFindings?: "true" | "false";
+                /** @description true: only admitted, unrevoked endpoints (what the group counts cover) */
+                inFleet?: "true" | "false";
+                /** @description Page size (1–200, default 50) */
+                limit?: number;
+                order?: "asc" | "desc";
+                /** @description platform(s), comma-separated */
+                platform?: string;
+                /** @description Part of the hostname (case-insensitive), or an endpoint id */
+                q?: string;
+                /** @description last seen at or after (ISO 8601) */
+                seenAfter?: string;
+                /** @description last seen before (ISO 8601; never seen counts as before) */
+                seenBefore?: string;
+                /** @description Sort column */
+                sort?: "hostname" | "group" | "platform" | "agentVersion" | "appliedRevision" | "state" | "lastSeenAt" | "openFindings" | "enrolledAt";
+                /** @description fleet state(s), comma-separated: applied, failed, drifted, stale, never checked in, pending, pending approval, revoked, rejected, retired (stale: silent for more than 24 h) */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetPageDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    FleetController_move: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkMoveDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResultDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    FleetController_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRevokeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResultDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    FleetController_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetSummaryDto"];
                 };
             };
             /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
@@ -9566,6 +10445,267 @@ export interface operations {
             };
             /** @description The resource does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SavedViewsController_list: {
+        parameters: {
+            query?: {
+                kind?: "explorer" | "endpoints";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedViewListDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SavedViewsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSavedViewDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SavedViewsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted view. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SearchController_find: {
+        parameters: {
+            query: {
+                /** @description Results per kind (1–20, default 5) */
+                limit?: number;
+                /** @description What to look for: part of a hostname, a name or a command; an id, hash or digest */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResultDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

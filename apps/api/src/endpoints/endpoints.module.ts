@@ -9,6 +9,6 @@ import { EndpointsService } from './endpoints.service';
   imports: [ReleasesModule],
   controllers: [EndpointsController],
   providers: [EndpointsRepository, EndpointsService, AssignmentService],
-  exports: [AssignmentService],
+  exports: [AssignmentService, EndpointsService],
 })
 export class EndpointsModule {}

@@ -287,6 +287,10 @@ export const CLI_LISTS = {
     notListed: 'personal tokens are the console’s (Settings → CLI tokens); the CLI signs in with one',
   },
   '/v1/sessions': { notListed: 'SSO sessions are the console’s; the CLI authenticates with tokens only' },
+  '/v1/fleet/endpoints': {
+    notListed: 'the console’s fleet-wide endpoints view; the CLI lists endpoints with `endpoints list`',
+  },
+  '/v1/saved-views': { notListed: 'saved views are the console’s named queries' },
 } as const satisfies Record<
   ListPath,
   { command: string; filters: object; own?: readonly string[] } | { notListed: string }

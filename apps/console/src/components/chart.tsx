@@ -22,18 +22,26 @@ function stack(series: SeriesData[]): number[][] {
   return out;
 }
 
+/** What a click or a drag on the chart picked: one bar (and the series under the pointer), or a time range. */
+export type Pick = { kind: 'bar'; index: number; series: number | null } | { kind: 'range'; from: number; to: number };
+
 export function StackedBars({
   times,
   series,
   height = 240,
   label,
+  onPick,
 }: {
   times: number[];
   series: SeriesData[];
   height?: number;
   label: string;
+  /** Called with the bar clicked or the time range dragged over (seconds). */
+  onPick?: (pick: Pick) => void;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const pickRef = useRef(onPick);
+  pickRef.current = onPick;
   useEffect(() => {
     const el = host.current;
     if (!el) return;
@@ -45,7 +53,19 @@ export function StackedBars({
       width: Math.max(320, el.clientWidth),
       height,
       legend: { show: true },
-      cursor: { drag: { x: false, y: false } },
+      cursor: { drag: { x: true, y: false, setScale: false } },
+      hooks: {
+        // A drag selects a time range; a click (no width) picks the bar under the pointer and its series.
+        setSelect: [
+          (u: uPlot) => {
+            const { left, width } = u.select;
+            if (width > 4) {
+              pickRef.current?.({ kind: 'range', from: u.posToVal(left, 'x'), to: u.posToVal(left + width, 'x') });
+              u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            }
+          },
+        ],
+      },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
       axes: [
         { stroke: '#5b6472', grid: { stroke: '#eef0f3' } },
@@ -66,9 +86,19 @@ export function StackedBars({
     };
     const data: uPlot.AlignedData = [times, ...order.map((i) => stacked[i]!)];
     const plot = new uPlot(opts, data, el);
+    const onClick = () => {
+      const idx = plot.cursor.idx;
+      if (idx === null || idx === undefined || plot.select.width > 4) return;
+      const y = plot.posToVal(plot.cursor.top ?? 0, 'y');
+      const hit = stacked.findIndex((vals) => (vals[idx] ?? 0) >= y);
+      pickRef.current?.({ kind: 'bar', index: idx, series: hit < 0 ? null : hit });
+    };
+    plot.over.addEventListener('click', onClick);
+    if (pickRef.current) plot.over.style.cursor = 'pointer';
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, el.clientWidth), height }));
     resize.observe(el);
     return () => {
+      plot.over.removeEventListener('click', onClick);
       resize.disconnect();
       plot.destroy();
     };

@@ -23,10 +23,16 @@ const tomlLanguage = StreamLanguage.define(toml);
 const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="csp-style-nonce"]')?.content ?? '';
 
 const theme = EditorView.theme({
-  '&': { fontSize: '13px', border: '1px solid var(--border)', borderRadius: '6px', background: '#fff' },
+  '&': {
+    fontSize: '13px',
+    border: '1px solid var(--border)',
+    borderRadius: '6px',
+    background: '#fff',
+    color: '#1b2330',
+  },
   '&.cm-focused': { outline: '2px solid var(--focus)', outlineOffset: '1px' },
   '.cm-content': { fontFamily: 'var(--mono)' },
-  '.cm-gutters': { background: '#f7f8fa', borderRight: '1px solid var(--border)', color: '#8a93a3' },
+  '.cm-gutters': { background: '#f7f8fa', borderRight: '1px solid #dde2e9', color: '#5b6472' },
   '.cm-scroller': { overflow: 'auto' },
 });
 

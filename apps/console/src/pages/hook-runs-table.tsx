@@ -72,11 +72,12 @@ export function RunsTable({ items }: { items: RunRow[] }) {
         {items.map((r) => (
           <tr key={r.id} data-run={r.id}>
             <td>
-              <Link
-                to={`/hook-runs/${r.id}?endpointId=${r.endpointId}`}
-                aria-label={`Run ${r.event} ${r.hookKey} at ${r.startedAt}`}
-              >
+              <Link to={`/hook-runs/${r.id}?endpointId=${r.endpointId}`}>
                 <When at={r.startedAt} />
+                <span className="sr-only">
+                  {' '}
+                  · run of {r.event} {r.hookKey}
+                </span>
               </Link>
             </td>
             <td>{r.event}</td>

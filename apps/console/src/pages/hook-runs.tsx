@@ -1,7 +1,7 @@
 // Hook-run explorer: every filter of GET /v1/hook-runs (kept in the URL), keyset pages, CSV/NDJSON export of the
 // current filter (downloaded with the bearer header, never a token in a URL).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { api, downloadExport, nextCursorOf } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
@@ -11,6 +11,7 @@ import { HOOK_RUN_FILTERS, type HookRunFilter, TOP_KINDS } from '../filters';
 import { RunsTable, type TopKind, TopHooks } from './hook-runs-table';
 import { queryKeys } from '../query-keys';
 import { groupsQuery } from '../queries';
+import { SavedViews } from '../components/saved-views';
 
 type RunQuery = NonNullable<operations['HookRunsController_list']['parameters']['query']>;
 type FilterKey = HookRunFilter;
@@ -40,6 +41,9 @@ export default function HookRuns() {
   const { query } = useLocation();
   const applied = filtersOf(query);
   const [draft, setDraft] = useState<Partial<Record<FilterKey, string>>>(applied);
+  const key = JSON.stringify(applied);
+  // A link to other filters (a drill-down, a saved view) shows them in the form too.
+  useEffect(() => setDraft(JSON.parse(key) as Partial<Record<FilterKey, string>>), [key]);
   const [exportError, setExportError] = useState<unknown>(null);
   const [topKind, setTopKind] = useState<TopKind | ''>('failing');
   const [exporting, setExporting] = useState<string | null>(null);
@@ -54,6 +58,12 @@ export default function HookRuns() {
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
+  // How many runs match (the stats of the same filters), so a drill-down shows the number it was reached from.
+  const matching = useQuery({
+    queryKey: queryKeys.hookRuns.stats({ ...applied, bucket: 'day' }),
+    queryFn: () => api.GET('/v1/hook-runs/stats', { params: { query: { ...(applied as RunQuery), bucket: 'day' } } }),
+  });
+  const total = matching.data?.buckets.reduce((n, b) => n + b.total, 0);
   const apply = (e: FormEvent) => {
     e.preventDefault();
     const next = new URLSearchParams();
@@ -104,6 +114,7 @@ export default function HookRuns() {
         }
       />
       <ErrorBox error={exportError} title="Export failed" />
+      <SavedViews kind="explorer" path="/hook-runs" query={applied} />
       <Card>
         <form className="filters" onSubmit={apply} aria-label="Filters">
           {FILTERS.map((f) => {
@@ -112,7 +123,13 @@ export default function HookRuns() {
             const set = (v: string) => setDraft((d) => ({ ...d, [f.key]: v }));
             return (
               <div key={f.key} className="filter">
-                <label htmlFor={id}>{f.label}</label>
+                {f.kind === 'pick' ? (
+                  <span className="filter-label" id={`${id}-l`}>
+                    {f.label}
+                  </span>
+                ) : (
+                  <label htmlFor={id}>{f.label}</label>
+                )}
                 {f.kind === 'datetime' ? (
                   <input
                     id={id}
@@ -126,6 +143,23 @@ export default function HookRuns() {
                     <option value="true">managed only</option>
                     <option value="false">unmanaged only</option>
                   </select>
+                ) : f.kind === 'pick' ? (
+                  <fieldset id={id} className="pick" aria-label={f.label}>
+                    {f.options.map((o) => {
+                      const picked = value.split(',').filter(Boolean);
+                      const on = picked.includes(o);
+                      return (
+                        <label key={o} className="pick-option">
+                          <input
+                            type="checkbox"
+                            checked={on}
+                            onChange={() => set((on ? picked.filter((x) => x !== o) : [...picked, o]).join(','))}
+                          />
+                          {o.replace('_', ' ')}
+                        </label>
+                      );
+                    })}
+                  </fieldset>
                 ) : f.kind === 'group' ? (
                   <select id={id} value={value} onChange={(e) => set(e.target.value)}>
                     <option value="">any</option>
@@ -171,7 +205,14 @@ export default function HookRuns() {
         <TopHooks kind={topKind || 'failing'} filter={applied as RunQuery} limit={10} />
       </Card>
       <Card
-        title={runs.data ? `${items.length}${runs.hasNextPage ? '+' : ''} run${items.length === 1 ? '' : 's'}` : 'Runs'}
+        title={
+          total !== undefined
+            ? `${total} matching run${total === 1 ? '' : 's'}${applied.from || applied.to ? '' : ' in the last 24 h'}`
+            : runs.data
+              ? `${items.length}${runs.hasNextPage ? '+' : ''} run${items.length === 1 ? '' : 's'}`
+              : 'Runs'
+        }
+        actions={<span data-testid="match-count">{total ?? ''}</span>}
       >
         {runs.isPending ? <Loading /> : null}
         <ErrorBox error={runs.error} />

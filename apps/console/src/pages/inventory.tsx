@@ -172,63 +172,65 @@ function HooksTab({ query }: { query: URLSearchParams }) {
         <ErrorBox error={hooks.error} />
         {hooks.data && items.length === 0 ? <Empty>No inventoried hook matches these filters.</Empty> : null}
         {items.length > 0 ? (
-          <table data-testid="fleet-hooks">
-            <thead>
-              <tr>
-                <th scope="col">Definition</th>
-                <th scope="col">Events</th>
-                <th scope="col">Layers</th>
-                <th scope="col">Program / plugin</th>
-                <th scope="col">Endpoints</th>
-                <th scope="col">Trust (endpoints)</th>
-                <th scope="col">Runs on</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((h) => (
-                <tr key={h.hash} data-hash={h.hash} className={h.denied ? 'row-bad' : undefined}>
-                  <td>
-                    <Short value={h.hash} n={19} /> {h.denied ? <Badge value="deny-listed" tone="bad" /> : null}
-                    {h.command ? (
-                      <div className="small">
-                        <code>{h.command}</code>
-                      </div>
-                    ) : null}
-                  </td>
-                  <td>{h.events.join(', ')}</td>
-                  <td>{h.layers.join(', ')}</td>
-                  <td>
-                    {h.programs.length ? <code>{h.programs.join(', ')}</code> : <span className="muted">—</span>}
-                    {h.plugins.length ? (
-                      <div className="small">
-                        plugin{' '}
-                        {h.plugins.map((p) => (
-                          <Link key={p} to={inventoryPath('hooks', { plugin: p })}>
-                            {p}
-                          </Link>
-                        ))}
-                      </div>
-                    ) : null}
-                  </td>
-                  <td data-col="endpoints">{h.endpoints}</td>
-                  <td>
-                    <TrustCounts trust={h.trust} />
-                  </td>
-                  <td>{h.running}</td>
-                  <td className="cell-actions">
-                    <Link to={`/hook-runs?hookHash=${encodeURIComponent(h.hash)}`}>Runs</Link>
-                    <CopyButton text={h.hash} label="Copy hash" />
-                    {canWrite && !h.denied ? (
-                      <Link to={inventoryPath('denied', { deny: h.hash })} data-write>
-                        Deny…
-                      </Link>
-                    ) : null}
-                  </td>
+          <div className="table-scroll">
+            <table data-testid="fleet-hooks">
+              <thead>
+                <tr>
+                  <th scope="col">Definition</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Layers</th>
+                  <th scope="col">Program / plugin</th>
+                  <th scope="col">Endpoints</th>
+                  <th scope="col">Trust (endpoints)</th>
+                  <th scope="col">Runs on</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {items.map((h) => (
+                  <tr key={h.hash} data-hash={h.hash} className={h.denied ? 'row-bad' : undefined}>
+                    <td>
+                      <Short value={h.hash} n={19} /> {h.denied ? <Badge value="deny-listed" tone="bad" /> : null}
+                      {h.command ? (
+                        <div className="small">
+                          <code>{h.command}</code>
+                        </div>
+                      ) : null}
+                    </td>
+                    <td>{h.events.join(', ')}</td>
+                    <td>{h.layers.join(', ')}</td>
+                    <td>
+                      {h.programs.length ? <code>{h.programs.join(', ')}</code> : <span className="muted">—</span>}
+                      {h.plugins.length ? (
+                        <div className="small">
+                          plugin{' '}
+                          {h.plugins.map((p) => (
+                            <Link key={p} to={inventoryPath('hooks', { plugin: p })}>
+                              {p}
+                            </Link>
+                          ))}
+                        </div>
+                      ) : null}
+                    </td>
+                    <td data-col="endpoints">{h.endpoints}</td>
+                    <td>
+                      <TrustCounts trust={h.trust} />
+                    </td>
+                    <td>{h.running}</td>
+                    <td className="cell-actions">
+                      <Link to={`/hook-runs?hookHash=${encodeURIComponent(h.hash)}`}>Runs</Link>
+                      <CopyButton text={h.hash} label="Copy hash" />
+                      {canWrite && !h.denied ? (
+                        <Link to={inventoryPath('denied', { deny: h.hash })} data-write>
+                          Deny…
+                        </Link>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
         <MoreButton
           hasMore={hooks.hasNextPage}
@@ -260,28 +262,30 @@ function PluginsTab({ query }: { query: URLSearchParams }) {
       <ErrorBox error={plugins.error} />
       {plugins.data && plugins.data.items.length === 0 ? <Empty>No endpoint reports a plugin hook.</Empty> : null}
       {plugins.data && plugins.data.items.length > 0 ? (
-        <table data-testid="fleet-plugins">
-          <thead>
-            <tr>
-              <th scope="col">Plugin</th>
-              <th scope="col">Endpoints</th>
-              <th scope="col">Hooks</th>
-              <th scope="col">Endpoints with untrusted or modified hooks</th>
-            </tr>
-          </thead>
-          <tbody>
-            {plugins.data.items.map((p) => (
-              <tr key={p.plugin}>
-                <td>
-                  <Link to={inventoryPath('hooks', { plugin: p.plugin, groupId })}>{p.plugin}</Link>
-                </td>
-                <td>{p.endpoints}</td>
-                <td>{p.hooks}</td>
-                <td className={p.untrusted > 0 ? 'text-bad' : undefined}>{p.untrusted}</td>
+        <div className="table-scroll">
+          <table data-testid="fleet-plugins">
+            <thead>
+              <tr>
+                <th scope="col">Plugin</th>
+                <th scope="col">Endpoints</th>
+                <th scope="col">Hooks</th>
+                <th scope="col">Endpoints with untrusted or modified hooks</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {plugins.data.items.map((p) => (
+                <tr key={p.plugin}>
+                  <td>
+                    <Link to={inventoryPath('hooks', { plugin: p.plugin, groupId })}>{p.plugin}</Link>
+                  </td>
+                  <td>{p.endpoints}</td>
+                  <td>{p.hooks}</td>
+                  <td className={p.untrusted > 0 ? 'text-bad' : undefined}>{p.untrusted}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
     </Card>
   );
@@ -344,59 +348,61 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
       <ErrorBox error={changes.error} />
       {changes.data && items.length === 0 ? <Empty>No inventory change recorded.</Empty> : null}
       {items.length > 0 ? (
-        <table data-testid="inventory-changes">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Added</th>
-              <th scope="col">Removed</th>
-              <th scope="col">Hooks</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((c) => {
-              const detail = readChange(c.changes);
-              return (
-                <tr key={c.id}>
-                  <td>
-                    <When at={c.at} />
-                  </td>
-                  <td>
-                    <Link to={`/endpoints/${c.endpointId}`} title={c.endpointId}>
-                      {c.hostname ?? `${c.endpointId.slice(0, 8)}…`}
-                    </Link>
-                  </td>
-                  <td>{c.added}</td>
-                  <td>{c.removed}</td>
-                  <td>
-                    {detail.added.length + detail.removed.length > 0 ? (
-                      <details>
-                        <summary>
-                          {detail.added.length} added, {detail.removed.length} removed
-                        </summary>
-                        <ul className="key-list">
-                          {detail.added.map((h) => (
-                            <li key={`a${h.key}${h.hash}`}>
-                              + {h.layer} <Short value={h.key} n={48} tail />
-                            </li>
-                          ))}
-                          {detail.removed.map((h) => (
-                            <li key={`r${h.key}${h.hash}`}>
-                              − {h.layer} <Short value={h.key} n={48} tail />
-                            </li>
-                          ))}
-                        </ul>
-                      </details>
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table data-testid="inventory-changes">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Added</th>
+                <th scope="col">Removed</th>
+                <th scope="col">Hooks</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((c) => {
+                const detail = readChange(c.changes);
+                return (
+                  <tr key={c.id}>
+                    <td>
+                      <When at={c.at} />
+                    </td>
+                    <td>
+                      <Link to={`/endpoints/${c.endpointId}`} title={c.endpointId}>
+                        {c.hostname ?? `${c.endpointId.slice(0, 8)}…`}
+                      </Link>
+                    </td>
+                    <td>{c.added}</td>
+                    <td>{c.removed}</td>
+                    <td>
+                      {detail.added.length + detail.removed.length > 0 ? (
+                        <details>
+                          <summary>
+                            {detail.added.length} added, {detail.removed.length} removed
+                          </summary>
+                          <ul className="key-list">
+                            {detail.added.map((h) => (
+                              <li key={`a${h.key}${h.hash}`}>
+                                + {h.layer} <Short value={h.key} n={48} tail />
+                              </li>
+                            ))}
+                            {detail.removed.map((h) => (
+                              <li key={`r${h.key}${h.hash}`}>
+                                − {h.layer} <Short value={h.key} n={48} tail />
+                              </li>
+                            ))}
+                          </ul>
+                        </details>
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       <MoreButton
         hasMore={changes.hasNextPage}

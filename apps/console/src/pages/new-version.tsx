@@ -108,10 +108,13 @@ export default function NewVersion({ params }: { params: Record<string, string> 
 
   if (!canWrite) {
     return (
-      <Card>
-        <p>Only admins author policy versions.</p>
-        <Link to={`/policies/${id}`}>Back to the policy</Link>
-      </Card>
+      <>
+        <PageHeader title="New version" subtitle="Authoring policy versions is for admins." />
+        <Card>
+          <p>Only admins author policy versions.</p>
+          <Link to={`/policies/${id}`}>Back to the policy</Link>
+        </Card>
+      </>
     );
   }
   if (policy.isPending || toml === null || files === null) return <Loading what="editor" />;

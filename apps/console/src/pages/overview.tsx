@@ -2,118 +2,186 @@
 // top failing and blocking hooks, open findings, rollouts in progress with their ring progress.
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, nextCursorOf, type Schemas } from '../api/client';
-import { StackedBars } from '../components/chart';
+import { api, type Schemas, unwrap } from '../api/client';
+import { type Pick, StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
-import { Link, useLocation } from '../router';
-import { FLEET_STATES, type FleetState, fleetState, inFleet, OUTSIDE_FLEET } from '../domain';
+import { Link, navigate, useLocation } from '../router';
+import { OUTSIDE_FLEET } from '../domain';
+import { endpointsPath, explorerPath } from '../links';
 import { RingBars } from './rollout-parts';
 import { FindingsTable, inventoryPath } from './inventory-parts';
 import type { QueryParams } from '@hookwarden/admin-client';
 import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
 import { FINDING_FILTERS, FINDING_KINDS } from '../filters';
-import { type TopKind, TopHooks } from './hook-runs-table';
 import { queryKeys } from '../query-keys';
 
-type Endpoint = Schemas['EndpointPageDto']['items'][number];
-type Release = Schemas['ReleaseListDto']['items'][number];
+type Attention = Schemas['AttentionDto'];
+type Rollout = Attention['rollouts'][number];
 
-/** Endpoints read for the overview's counts (pages of 500). */
-const ENDPOINT_LIMIT = 5000;
-// Every endpoint up to ENDPOINT_LIMIT (keyset pages); `truncated` when there are more.
-async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }> {
-  const items: Endpoint[] = [];
-  let cursor: string | undefined;
-  while (items.length < ENDPOINT_LIMIT) {
-    const page = await api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } });
-    items.push(...page.items);
-    const next = nextCursorOf(page);
-    if (!next) return { items, truncated: false };
-    cursor = next;
-  }
-  return { items, truncated: true };
+/** The overview's fleet counts (every state, every group) from the API. */
+function useSummary() {
+  return useQuery({
+    queryKey: ['overview', 'summary'],
+    queryFn: () => unwrap(api.GET('/v1/fleet/summary', {})),
+    refetchInterval: 15_000,
+  });
 }
 
-// Releases still rolling or paused, across groups (the first 200 groups).
-async function activeRollouts(): Promise<Release[]> {
-  const groups = await api.GET('/v1/groups', { params: { query: { limit: 200 } } });
-  const lists = await Promise.all(
-    groups.items.map((g) => api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId: g.id } } })),
+/** What needs attention, from the API. */
+function useAttention() {
+  return useQuery({
+    queryKey: ['overview', 'attention'],
+    queryFn: () => unwrap(api.GET('/v1/fleet/attention', {})),
+    refetchInterval: 10_000,
+  });
+}
+
+// One attention list: how many, the first ones by name, and a link to all of them in the endpoints view.
+function NamedList({ title, state, list }: { title: string; state: string; list: Attention['failed'] }) {
+  if (list.total === 0) return null;
+  return (
+    <div className="attention-item" data-testid={`attention-${state.replaceAll(' ', '-')}`}>
+      <h3>
+        <Link to={endpointsPath({ state })}>
+          <span className="attention-count">{list.total}</span> {title}
+        </Link>
+      </h3>
+      <ul className="inline-list">
+        {list.items.map((e) => (
+          <li key={e.id}>
+            <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link>
+            <span className="muted"> · {e.groupName}</span>
+          </li>
+        ))}
+        {list.total > list.items.length ? (
+          <li>
+            <Link to={endpointsPath({ state })}>and {list.total - list.items.length} more</Link>
+          </li>
+        ) : null}
+      </ul>
+    </div>
   );
-  return lists.flatMap((l) => l.items).filter((r) => r.status === 'rolling' || r.status === 'paused');
+}
+
+function AttentionCard() {
+  const q = useAttention();
+  const a = q.data;
+  const paused = a?.rollouts.filter((r) => r.status === 'paused') ?? [];
+  const nothing =
+    a &&
+    a.failed.total + a.stale.total + a.neverCheckedIn.total + a.pendingApproval.total + a.findings.total === 0 &&
+    paused.length === 0;
+  return (
+    <Card title="Needs attention" className="span-2 attention">
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {nothing ? <Empty>Nothing needs attention: every endpoint is applied and reporting.</Empty> : null}
+      {a ? (
+        <div className="attention-grid">
+          <NamedList title="failed to apply" state="failed" list={a.failed} />
+          <NamedList title="stale (silent > 24 h)" state="stale" list={a.stale} />
+          <NamedList title="never checked in" state="never checked in" list={a.neverCheckedIn} />
+          <NamedList title="pending approval" state="pending approval" list={a.pendingApproval} />
+          {paused.map((r) => (
+            <div key={r.releaseId} className="attention-item">
+              <h3>
+                <Link to={`/releases/${r.releaseId}`}>
+                  Paused: {r.policyName} v{r.policyVersion} → {r.groupName}
+                </Link>
+              </h3>
+              <p>{r.pausedReason ?? 'Paused by an admin.'}</p>
+            </div>
+          ))}
+          {a.findings.total > 0 ? (
+            <div className="attention-item">
+              <h3>
+                <Link to={endpointsPath({ hasFindings: 'true', sort: 'openFindings', order: 'desc' })}>
+                  <span className="attention-count">{a.findings.total}</span> open finding
+                  {a.findings.total === 1 ? '' : 's'}
+                </Link>
+              </h3>
+              <ul className="inline-list">
+                {a.findings.byKind.map((f) => (
+                  <li key={f.kind}>
+                    <Badge value={f.kind} tone="warn" /> {f.count}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </Card>
+  );
 }
 
 function FleetCard() {
-  const q = useQuery({
-    queryKey: queryKeys.endpoints.list({ overview: 'all' }),
-    queryFn: allEndpoints,
-    refetchInterval: 15_000,
-  });
-  const summary = useMemo(() => {
-    const byState = new Map<FleetState, number>();
-    const byGroup = new Map<string, { name: string; id: string; versions: Map<string, number>; total: number }>();
-    const now = Date.now();
-    for (const e of q.data?.items ?? []) {
-      const s = fleetState(e, now);
-      byState.set(s, (byState.get(s) ?? 0) + 1);
-      if (!inFleet(e)) continue;
-      const g = byGroup.get(e.groupId) ?? { name: e.groupName, id: e.groupId, versions: new Map(), total: 0 };
-      const v = e.appliedPolicyVersion === null ? 'none' : `v${e.appliedPolicyVersion}`;
-      g.versions.set(v, (g.versions.get(v) ?? 0) + 1);
-      g.total++;
-      byGroup.set(e.groupId, g);
-    }
-    return { byState, groups: [...byGroup.values()].sort((a, b) => a.name.localeCompare(b.name)) };
-  }, [q.data]);
+  const q = useSummary();
   return (
-    <Card title="Endpoints" actions={<Link to="/groups">All groups</Link>}>
+    <Card title="Endpoints" actions={<Link to="/endpoints">All endpoints</Link>}>
       {q.isPending ? <Loading /> : null}
       <ErrorBox error={q.error} />
       {q.data ? (
         <>
           <ul className="stat-row" aria-label="Endpoints by state">
-            {FLEET_STATES.filter((s) => !OUTSIDE_FLEET.includes(s) || summary.byState.get(s)).map((s) => (
-              <li key={s} className={`stat stat-${s.replaceAll(' ', '-')}`}>
-                <span className="stat-value">{summary.byState.get(s) ?? 0}</span>
-                <span className="stat-label">{s}</span>
-              </li>
-            ))}
+            {q.data.states
+              .filter((s) => !OUTSIDE_FLEET.includes(s.state) || s.count > 0)
+              .map((s) => (
+                <li key={s.state} className={`stat stat-${s.state.replaceAll(' ', '-')}`}>
+                  <Link to={endpointsPath({ state: s.state })} className="stat-link">
+                    <span className="stat-value">{s.count}</span>
+                    <span className="stat-label">{s.state}</span>
+                  </Link>
+                </li>
+              ))}
           </ul>
-          {q.data.truncated ? <p className="hint">Counts cover the first {ENDPOINT_LIMIT} endpoints.</p> : null}
           <h3>Applied version by group</h3>
-          {summary.groups.length === 0 ? (
-            <Empty>No enrolled endpoints yet.</Empty>
+          {q.data.groups.length === 0 ? (
+            <Empty>No groups yet.</Empty>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Group</th>
-                  <th scope="col">Endpoints</th>
-                  <th scope="col">Applied versions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {summary.groups.map((g) => (
-                  <tr key={g.id}>
-                    <td>
-                      <Link to={`/groups/${g.id}`}>{g.name}</Link>
-                    </td>
-                    <td>{g.total}</td>
-                    <td>
-                      <div className="version-split">
-                        {[...g.versions.entries()]
-                          .sort((a, b) => b[1] - a[1])
-                          .map(([v, n]) => (
-                            <span key={v} className="chip">
-                              {v} <strong>{n}</strong>
-                            </span>
-                          ))}
-                      </div>
-                    </td>
+            <div className="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Group</th>
+                    <th scope="col">Endpoints</th>
+                    <th scope="col">Applied versions</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {q.data.groups.map((g) => (
+                    <tr key={g.id}>
+                      <td>
+                        <Link to={`/groups/${g.id}`}>{g.name}</Link>
+                      </td>
+                      <td>
+                        <Link to={endpointsPath({ groupId: g.id, inFleet: 'true' })}>{g.total}</Link>
+                      </td>
+                      <td>
+                        {g.versions.length === 0 ? <span className="muted">no endpoints</span> : null}
+                        <div className="version-split">
+                          {[...g.versions]
+                            .sort((a, b) => b.count - a.count)
+                            .map((v) => (
+                              <Link
+                                key={v.version ?? 'none'}
+                                className="chip"
+                                to={endpointsPath({
+                                  groupId: g.id,
+                                  inFleet: 'true',
+                                  appliedVersion: v.version === null ? 'none' : String(v.version),
+                                })}
+                              >
+                                {v.version === null ? 'none' : `v${v.version}`} <strong>{v.count}</strong>
+                              </Link>
+                            ))}
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </>
       ) : null}
@@ -127,33 +195,57 @@ type By = 'event' | 'decision';
 function RunsChartCard() {
   const [range, setRange] = useState<Range>('24h');
   const [by, setBy] = useState<By>('event');
+  // Every bucket of the range, empty ones included (the API lists only buckets with runs); the range starts on a
+  // bucket so each bar counts a whole bucket, exactly what its drill-down filter matches.
+  const step = range === '24h' ? 3600_000 : 86400_000;
+  const count = range === '24h' ? 25 : 8;
   const q = useQuery({
-    queryKey: queryKeys.hookRuns.stats({ range }),
-    queryFn: () => {
-      const from = new Date(Date.now() - (range === '24h' ? 24 : 24 * 7) * 3600_000).toISOString();
-      return api.GET('/v1/hook-runs/stats', { params: { query: { bucket: range === '24h' ? 'hour' : 'day', from } } });
+    queryKey: ['overview', 'stats', range],
+    queryFn: async () => {
+      const last = Math.floor(Date.now() / step) * step;
+      const first = last - (count - 1) * step;
+      const stats = await unwrap(
+        api.GET('/v1/hook-runs/stats', {
+          params: { query: { bucket: range === '24h' ? 'hour' : 'day', from: new Date(first).toISOString() } },
+        }),
+      );
+      return { first, stats };
     },
     refetchInterval: 30_000,
   });
+  const key = by === 'event' ? 'byEvent' : 'byDecision';
   const chart = useMemo(() => {
-    const key = by === 'event' ? 'byEvent' : 'byDecision';
-    // Every bucket of the range, empty ones included (the API lists only buckets with runs).
-    const step = range === '24h' ? 3600_000 : 86400_000;
-    const count = range === '24h' ? 25 : 8;
-    const last = Math.floor(Date.now() / step) * step;
-    const slots = Array.from({ length: count }, (_, i) => last - (count - 1 - i) * step);
+    const first = q.data?.first ?? 0;
+    const slots = Array.from({ length: count }, (_, i) => first + i * step);
     const byStart = new Map(
-      (q.data?.buckets ?? []).map((b) => [Math.floor(new Date(b.start).getTime() / step) * step, b] as const),
+      (q.data?.stats.buckets ?? []).map((b) => [Math.floor(new Date(b.start).getTime() / step) * step, b] as const),
     );
     const labels = new Set<string>();
     for (const b of byStart.values()) for (const k of Object.keys(b[key])) labels.add(k);
-    const series = [...labels].sort().map((label) => ({
+    const raw = [...labels].sort();
+    const series = raw.map((label) => ({
       label: label === '' || label === 'null' ? '(none)' : label,
       values: slots.map((t) => byStart.get(t)?.[key][label] ?? 0),
     }));
-    return { times: slots.map((t) => t / 1000), series };
-  }, [q.data, by, range]);
-  const total = (q.data?.buckets ?? []).reduce((n, b) => n + b.total, 0);
+    const totals = slots.map((t) => byStart.get(t)?.total ?? 0);
+    return { slots, times: slots.map((t) => t / 1000), series, raw, totals };
+  }, [q.data, key, step, count]);
+  const total = chart.totals.reduce((n, x) => n + x, 0);
+  // The explorer filters of one bucket (and one series value, when given).
+  const bucketPath = (i: number, s: number | null) => {
+    const from = chart.slots[i]!;
+    const value = s === null ? undefined : chart.raw[s];
+    return explorerPath({
+      from: new Date(from).toISOString(),
+      to: new Date(from + step).toISOString(),
+      ...(value !== undefined && value !== '' && value !== 'null' ? { [by]: value } : {}),
+    });
+  };
+  const onPick = (p: Pick) => {
+    if (p.kind === 'bar') navigate(bucketPath(p.index, p.series));
+    else
+      navigate(explorerPath({ from: new Date(p.from * 1000).toISOString(), to: new Date(p.to * 1000).toISOString() }));
+  };
   return (
     <Card
       title="Hook runs"
@@ -185,9 +277,52 @@ function RunsChartCard() {
         ) : (
           <>
             <p className="hint">
-              {total} run{total === 1 ? '' : 's'} · by {by} · per {range === '24h' ? 'hour' : 'day'} (UTC)
+              <Link to={explorerPath({ from: new Date(chart.slots[0]!).toISOString() })} data-testid="runs-total">
+                {total} run{total === 1 ? '' : 's'}
+              </Link>{' '}
+              · by {by} · per {range === '24h' ? 'hour' : 'day'} (UTC) · click a bar for its runs, drag across bars for
+              a time range
             </p>
-            <StackedBars times={chart.times} series={chart.series} label={`Hook runs by ${by}`} />
+            <StackedBars times={chart.times} series={chart.series} label={`Hook runs by ${by}`} onPick={onPick} />
+            <details className="bucket-table">
+              <summary>Counts per {range === '24h' ? 'hour' : 'day'}</summary>
+              <div className="table-scroll">
+                <table data-testid="bucket-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">From (UTC)</th>
+                      <th scope="col">All</th>
+                      {chart.series.map((s) => (
+                        <th key={s.label} scope="col">
+                          {s.label}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {chart.slots.map((t, i) =>
+                      chart.totals[i] ? (
+                        <tr key={t}>
+                          <td>{new Date(t).toISOString().slice(0, 16).replace('T', ' ')}</td>
+                          <td>
+                            <Link to={bucketPath(i, null)}>{chart.totals[i]}</Link>
+                          </td>
+                          {chart.series.map((s, si) => (
+                            <td key={s.label}>
+                              {s.values[i] && chart.raw[si] !== '' && chart.raw[si] !== 'null' ? (
+                                <Link to={bucketPath(i, si)}>{s.values[i]}</Link>
+                              ) : (
+                                <span>{s.values[i] ?? 0}</span>
+                              )}
+                            </td>
+                          ))}
+                        </tr>
+                      ) : null,
+                    )}
+                  </tbody>
+                </table>
+              </div>
+            </details>
           </>
         )
       ) : null}
@@ -195,12 +330,47 @@ function RunsChartCard() {
   );
 }
 
-function TopCard({ kind }: { kind: TopKind }) {
-  // Seven days back from the first render (the key stays the same across refetches).
-  const [from] = useState(() => new Date(Date.now() - 7 * 86400_000).toISOString());
+function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
+  const q = useQuery({
+    queryKey: ['overview', 'top', kind],
+    queryFn: async () => {
+      const from = new Date(Date.now() - 7 * 86400_000).toISOString();
+      return { from, ...(await unwrap(api.GET('/v1/hook-runs/top', { params: { query: { kind, limit: 5, from } } }))) };
+    },
+    refetchInterval: 30_000,
+  });
+  const filter = kind === 'failing' ? { status: 'failed,timed_out' } : { decision: 'deny,block' };
   return (
     <Card title={kind === 'failing' ? 'Top failing hooks (7 d)' : 'Top blocking hooks (7 d)'}>
-      <TopHooks kind={kind} filter={{ from }} limit={5} />
+      {q.isPending ? <Loading /> : null}
+      <ErrorBox error={q.error} />
+      {q.data && q.data.items.length === 0 ? <Empty>None.</Empty> : null}
+      {q.data && q.data.items.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Hook</th>
+              <th scope="col">Runs</th>
+              <th scope="col">Endpoints</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.items.map((t) => (
+              <tr key={`${t.hookKey}-${t.hookHash ?? ''}`}>
+                <td>
+                  <Link to={explorerPath({ hookKey: t.hookKey, ...filter })} className="mono">
+                    {t.hookKey}
+                  </Link>
+                </td>
+                <td>
+                  <Link to={explorerPath({ hookKey: t.hookKey, ...filter, from: q.data.from })}>{t.count}</Link>
+                </td>
+                <td>{t.endpoints}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
     </Card>
   );
 }
@@ -324,35 +494,36 @@ function DuplicateFinding({ details: d, resolved }: { details: DuplicateDetails;
 }
 
 function RolloutsCard() {
-  const q = useQuery({ queryKey: queryKeys.releases.active(), queryFn: activeRollouts, refetchInterval: 5_000 });
+  const q = useAttention();
   return (
     <Card title="Rollouts in progress" className="span-2" actions={<Link to="/releases">All releases</Link>}>
       {q.isPending ? <Loading /> : null}
       <ErrorBox error={q.error} />
-      {q.data && q.data.length === 0 ? <Empty>No rollout in progress.</Empty> : null}
-      {q.data?.map((r) => (
-        <RolloutSummary key={r.id} release={r} />
+      {q.data && q.data.rollouts.length === 0 ? <Empty>No rollout in progress.</Empty> : null}
+      {q.data?.rollouts.map((r) => (
+        <RolloutSummary key={r.releaseId} release={r} />
       ))}
     </Card>
   );
 }
 
-function RolloutSummary({ release }: { release: Release }) {
+function RolloutSummary({ release }: { release: Rollout }) {
   const q = useQuery({
-    queryKey: queryKeys.releases.rollout(release.id),
-    queryFn: () => api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.id } } }),
+    queryKey: queryKeys.releases.rollout(release.releaseId),
+    queryFn: () => api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.releaseId } } }),
     refetchInterval: 2_000,
   });
   return (
     <div className="rollout-summary">
       <div className="rollout-summary-head">
-        <Link to={`/releases/${release.id}`}>
-          Revision {release.revision} · policy v{release.policyVersion}
+        <Link to={`/releases/${release.releaseId}`}>
+          {release.policyName} v{release.policyVersion} → {release.groupName} · revision {release.revision}
         </Link>
         <Badge value={release.status} />
         <span className="muted">
           ring {release.currentRing + 1} of {release.rings.length}
         </span>
+        {release.pausedReason ? <span className="muted">· {release.pausedReason}</span> : null}
       </div>
       {q.data ? <RingBars rollout={q.data} compact /> : null}
     </div>
@@ -362,8 +533,12 @@ function RolloutSummary({ release }: { release: Release }) {
 export default function Overview() {
   return (
     <>
-      <PageHeader title="Overview" subtitle="The fleet, its hook activity and what is rolling out." />
+      <PageHeader
+        title="Overview"
+        subtitle="What needs attention first, then the fleet, its hook activity and rollouts."
+      />
       <div className="grid-2">
+        <AttentionCard />
         <FleetCard />
         <div className="stack">
           <FindingsCard />
