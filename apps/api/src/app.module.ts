@@ -26,6 +26,7 @@ import { RedisModule } from './redis/redis.module';
 import { ReleasesModule } from './releases/releases.module';
 import { SigningModule } from './signing/signing.module';
 import { SsoModule } from './sso/sso.module';
+import { StreamingModule } from './streaming/streaming.module';
 import { TokensModule } from './tokens/tokens.module';
 import { ShutdownWatchdog } from './common/shutdown-watchdog';
 
@@ -46,6 +47,7 @@ export const FEATURE_MODULES = [
   AuditSettingsModule,
   SsoModule,
   InventoryModule,
+  StreamingModule,
   MetricsModule,
 ];
 
