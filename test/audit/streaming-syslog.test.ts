@@ -133,7 +133,7 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
       await c.start();
       const id = await destination({
         name: 'rsyslog-outage',
-        target: { type: 'syslog_tcp', host: '127.0.0.1', port: c.port, timeoutMs: 2000 },
+        target: { type: 'syslog_tcp', host: '127.0.0.1', port: c.port },
         streams: { hookRuns: {} },
         batchMaxEvents: 500,
         deadLetterAfterSec: 3600,
