@@ -19,6 +19,11 @@ import { RSYSLOGD, rsyslog, type Rsyslog } from '../support/rsyslog';
 import { startTestWorker } from '../support/worker';
 
 const run = promisify(execFile);
+// A synchronous check as eventually() takes it.
+const sync =
+  <T>(check: () => T) =>
+  (): Promise<T> =>
+    Promise.resolve(check());
 const AGENT = path.resolve(__dirname, '../../apps/agent-sync/dist/cli/main.js');
 const OUTAGE_SEC = Number(process.env.HW_STREAM_OUTAGE_SEC ?? 30);
 const RECORDS = Number(process.env.HW_STREAM_RECORDS ?? 10_000);
@@ -102,10 +107,13 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
     }
     const group = await call(api.baseUrl, 'POST', '/v1/groups', { token: api.adminToken, body: { name: 'streamed' } });
     expect(group.status).toBe(201);
-    const parsed = await eventually(async () => {
-      const lines = c.messages();
-      return lines.length >= ids.size + 2 ? lines.map(parse) : null; // + destination.create and group.create
-    }, 60_000);
+    const parsed = await eventually(
+      sync(() => {
+        const lines = c.messages();
+        return lines.length >= ids.size + 2 ? lines.map(parse) : null; // + destination.create and group.create
+      }),
+      60_000,
+    );
     const hookRuns = parsed.filter((p) => p.doc.stream === 'hookRuns');
     expect(hookRuns.map((p) => p.doc.id).sort()).toEqual([...ids].sort());
     expect(new Set(parsed.map((p) => p.doc.id)).size).toBe(parsed.length); // once each
@@ -202,10 +210,13 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
         expect(before.body.attempts).toBeLessThanOrEqual(Math.ceil(downSec) + 8);
         await c.start();
         const all = agents.flatMap((a) => a.ids);
-        const parsed = await eventually(async () => {
-          const lines = c.messages().map(parse);
-          return new Set(lines.map((p) => p.doc.id)).size >= all.length ? lines : null;
-        }, 180_000);
+        const parsed = await eventually(
+          sync(() => {
+            const lines = c.messages().map(parse);
+            return new Set(lines.map((p) => p.doc.id)).size >= all.length ? lines : null;
+          }),
+          180_000,
+        );
         // No gap: every record arrived; duplicates only of ids that were re-sent after a failed batch.
         const seen = new Map<string, number>();
         for (const p of parsed) seen.set(p.doc.id, (seen.get(p.doc.id) ?? 0) + 1);
@@ -319,10 +330,15 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
       streams: { auditLog: {} },
     });
     await call(api.baseUrl, 'POST', '/v1/groups', { token: api.adminToken, body: { name: 'over-tls' } });
-    const lines = await eventually(async () => {
-      const m = c.messages().map(parse);
-      return m.some((p) => p.doc.data.action === 'group.create' && p.doc.data.details?.name === 'over-tls') ? m : null;
-    }, 60_000);
+    const lines = await eventually(
+      sync(() => {
+        const m = c.messages().map(parse);
+        return m.some((p) => p.doc.data.action === 'group.create' && p.doc.data.details?.name === 'over-tls')
+          ? m
+          : null;
+      }),
+      60_000,
+    );
     expect(lines.every((p) => p.doc.stream === 'auditLog')).toBe(true);
     const refused = await eventually(async () => {
       const r = await call(api.baseUrl, 'GET', `/v1/streaming/destinations/${bad}`, { token: api.adminToken });

@@ -18,6 +18,11 @@ import { call } from '../support/http';
 import { startTestWorker } from '../support/worker';
 
 const run = promisify(execFile);
+// A synchronous check as eventually() takes it.
+const sync =
+  <T>(check: () => T) =>
+  (): Promise<T> =>
+    Promise.resolve(check());
 const OLD = 'whsec-old-' + 'a'.repeat(40);
 const NEW = 'whsec-new-' + 'b'.repeat(40);
 
@@ -133,10 +138,13 @@ async function ingest(n: number): Promise<string[]> {
 
 // Waits until the receiver holds every id.
 const arrived = (ids: string[], timeoutMs = 60_000) =>
-  eventually(async () => {
-    const have = new Set(receiver.events.map((e) => e.id));
-    return ids.every((i) => have.has(i));
-  }, timeoutMs);
+  eventually(
+    sync(() => {
+      const have = new Set(receiver.events.map((e) => e.id));
+      return ids.every((i) => have.has(i));
+    }),
+    timeoutMs,
+  );
 
 describe('streaming to a signed HTTPS webhook', () => {
   let id: string;
@@ -186,7 +194,10 @@ describe('streaming to a signed HTTPS webhook', () => {
     await arrived(await ingest(3));
     receiver.secrets = [NEW]; // switched
     await arrived(await ingest(3));
-    await eventually(async () => Date.now() > Date.parse(rotated.body.previousSecretUntil) + 500, 10_000);
+    await eventually(
+      sync(() => Date.now() > Date.parse(rotated.body.previousSecretUntil) + 500),
+      10_000,
+    );
     receiver.secrets = [OLD]; // a receiver that never switched is refused after the overlap
     const late = await ingest(2);
     const d = await eventually(async () => {
@@ -242,7 +253,7 @@ describe('streaming to a signed HTTPS webhook', () => {
     expect(replay.status).toBe(200);
     await arrived(ids);
     // Everything from the first event on came again, with the same ids.
-    await eventually(async () => receiver.events.slice(before).some((e) => e.id === firstId));
+    await eventually(sync(() => receiver.events.slice(before).some((e) => e.id === firstId)));
     const audit = await call(api.baseUrl, 'GET', '/v1/audit-log?action=stream_destination.replay', {
       token: api.adminToken,
     });

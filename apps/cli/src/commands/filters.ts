@@ -287,6 +287,17 @@ export const CLI_LISTS = {
     notListed: 'personal tokens are the console’s (Settings → CLI tokens); the CLI signs in with one',
   },
   '/v1/sessions': { notListed: 'SSO sessions are the console’s; the CLI authenticates with tokens only' },
+  '/v1/streaming/destinations': {
+    command: 'streaming list',
+    filters: {} satisfies FilterTable<'/v1/streaming/destinations'>,
+  },
+  '/v1/alerts': {
+    command: 'alerts list',
+    filters: {
+      state: { flag: '--state <state>', help: 'firing | resolved', check: oneOf(['firing', 'resolved'] as const) },
+    } satisfies FilterTable<'/v1/alerts'>,
+  },
+  '/v1/alerts/rules': { command: 'alerts rules', filters: {} satisfies FilterTable<'/v1/alerts/rules'> },
 } as const satisfies Record<
   ListPath,
   { command: string; filters: object; own?: readonly string[] } | { notListed: string }
