@@ -30,6 +30,7 @@ const RECORDS = Number(process.env.HW_STREAM_RECORDS ?? 10_000);
 const AGENTS = 4;
 const WAVES = 8;
 const present = existsSync(RSYSLOGD);
+if (!present && process.env.CI === 'true') throw new Error(`streaming-syslog: ${RSYSLOGD} is missing under CI=true`);
 if (!present) console.log(`streaming-syslog: skipped, ${RSYSLOGD} is missing (apt-get install rsyslog rsyslog-gnutls)`);
 
 let api: TestApi;
