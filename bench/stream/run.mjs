@@ -194,13 +194,32 @@ try {
     Number(
       (await db.query('SELECT coalesce(sum(n), 0) AS n FROM hook_run_hourly WHERE group_id = $1', [groupId])).rows[0].n,
     );
+  // Streaming lag from this run's own samples: when a destination has delivered n records, how long ago the store
+  // first held n (the API's lagSec also counts the ingest backlog: it measures from when an upload was accepted).
   let maxLag = 0;
+  const streamLag = { syslog: 0, webhook: 0 };
+  const storedAt = []; // [time, stored count]
   let sampling = true;
+  const since = (n) => {
+    const first = storedAt.find(([, c]) => c >= n);
+    return first ? first[0] : null;
+  };
   const sampler = (async () => {
     while (sampling) {
+      const now = performance.now();
+      storedAt.push([now, await stored()]);
+      for (const [k, n] of [
+        ['syslog', syslogCount()],
+        ['webhook', webhookEvents],
+      ]) {
+        // Undelivered records exist once the store holds more than n: the oldest of them was stored when it first
+        // held n + 1.
+        const t = since(n + 1);
+        if (t !== null) streamLag[k] = Math.max(streamLag[k], (now - t) / 1000);
+      }
       const d = await api.api('GET', '/v1/streaming/destinations');
       for (const x of d.items) maxLag = Math.max(maxLag, x.lagSec);
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 250));
     }
   })();
 
@@ -248,7 +267,10 @@ try {
   say(
     `webhook (signed):     ${rate(tHook).toLocaleString()} records/s   (all delivered ${((tHook - tIngest) / 1000).toFixed(1)} s after ingest finished)`,
   );
-  say(`largest lag the API reported during the run: ${maxLag.toFixed(1)} s (goal < 5 s)`);
+  say(
+    `largest streaming lag (stored → delivered): syslog ${streamLag.syslog.toFixed(1)} s, webhook ${streamLag.webhook.toFixed(1)} s (goal < 5 s)`,
+  );
+  say(`largest lagSec the API reported (accepted upload → delivered, ingest backlog included): ${maxLag.toFixed(1)} s`);
   say(
     `ratios: syslog/ingest ${(rate(tSyslog) / rate(tIngest)).toFixed(2)}, webhook/ingest ${(rate(tHook) / rate(tIngest)).toFixed(2)}; bad signatures: ${badSignatures}`,
   );

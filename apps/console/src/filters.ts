@@ -91,6 +91,9 @@ export const CONSOLE_LISTS = {
   '/v1/me/tokens': { page: '/settings/cli-tokens', filters: [] },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
   '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
+  '/v1/streaming/destinations': { page: '/streaming', filters: [], unfiltered: 'every destination is shown' },
+  '/v1/alerts': { page: '/streaming', filters: [], unfiltered: 'the newest 100 alerts, firing first' },
+  '/v1/alerts/rules': { notListed: 'alert rules are managed with the API and the CLI (hookwarden alerts rules)' },
 } as const satisfies Record<ListPath, Offer>;
 
 // The compile-time checks above, kept referenced.
