@@ -1,7 +1,9 @@
 // Streaming: every destination with its state, per-stream lag, delivered count and last error, and the alerts the
 // worker raised (firing first). Read-only here for everyone (admins manage destinations with the API or the CLI).
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, unwrap } from '../api/client';
+import { ALERT_STATES } from '../filters';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 
 const TONE: Record<string, string> = {
@@ -19,14 +21,15 @@ function lag(sec: number): string {
 }
 
 export default function Streaming() {
+  const [state, setState] = useState<(typeof ALERT_STATES)[number] | ''>('');
   const destinations = useQuery({
     queryKey: ['streaming-destinations'],
     queryFn: () => unwrap(api.GET('/v1/streaming/destinations')),
     refetchInterval: 5000,
   });
   const alerts = useQuery({
-    queryKey: ['alerts'],
-    queryFn: () => unwrap(api.GET('/v1/alerts', { params: { query: { limit: 100 } } })),
+    queryKey: ['alerts', state],
+    queryFn: () => unwrap(api.GET('/v1/alerts', { params: { query: { limit: 100, ...(state ? { state } : {}) } } })),
     refetchInterval: 5000,
   });
   return (
@@ -81,6 +84,19 @@ export default function Streaming() {
         ) : null}
       </Card>
       <Card title="Alerts">
+        <label htmlFor="alert-state">State </label>
+        <select
+          id="alert-state"
+          value={state}
+          onChange={(e) => setState(e.target.value as (typeof ALERT_STATES)[number] | '')}
+        >
+          <option value="">all</option>
+          {ALERT_STATES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
         {alerts.isPending ? <Loading /> : null}
         <ErrorBox error={alerts.error} />
         {alerts.data && alerts.data.items.length === 0 ? <Empty>No alert.</Empty> : null}
