@@ -318,10 +318,33 @@ const SOURCES = {
   alerts,
 } satisfies Record<StreamName, Source>;
 
-// The oldest transaction id still running: every row written by an older transaction is committed (or never will be).
+// The stream horizon: every row written by a transaction with a lower id is committed (or never will be). It is the
+// lowest id of a transaction still running in this database (only those write its rows), else the next id to be
+// assigned; read in that order (the next id first), so a transaction that gets its id in between gets one above it.
+// Transactions of other databases on the same server (a CREATE DATABASE, another application's long transaction)
+// do not hold it back. Where the sessions of this database are not all visible to this role, the server-wide
+// oldest running transaction is used instead.
 async function currentHorizon(pools: PgPools): Promise<string> {
-  const res = await pools.write.query<{ x: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS x');
-  return res.rows[0]!.x;
+  const next = await pools.write.query<{ x: string; xmin: string }>(
+    'SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS x, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin',
+  );
+  const { x, xmin } = next.rows[0]!;
+  const running = await pools.write.query<{ low: string | null; hidden: boolean }>(
+    `SELECT min(backend_xid::text::int8)::text AS low, bool_or(query = '<insufficient privilege>') AS hidden
+       FROM (SELECT backend_xid, query FROM pg_stat_activity WHERE datname = current_database()
+             UNION ALL SELECT transaction, '' FROM pg_prepared_xacts WHERE database = current_database()) t
+      WHERE backend_xid IS NOT NULL OR query = '<insufficient privilege>'`,
+  );
+  const r = running.rows[0];
+  if (r?.hidden) return xmin;
+  if (!r?.low) return x;
+  // backend_xid is the low 32 bits: put it in the epoch of `x` (or the one before when it is above x's low bits).
+  const full = BigInt(x);
+  const epochBase = full - (full % 4294967296n);
+  let low = epochBase + BigInt(r.low);
+  if (low > full) low -= 4294967296n;
+  const h = low < full ? low : full;
+  return (h < BigInt(xmin) ? BigInt(xmin) : h).toString();
 }
 
 /** A cursor row. */
