@@ -84,6 +84,18 @@ describe('route × role matrix', () => {
         'POST /v1/signing-keys',
         'POST /v1/signing-keys/:kid/activate',
         'POST /v1/signing-keys/:kid/retire',
+        'GET /v1/streaming/destinations',
+        'POST /v1/streaming/destinations',
+        'GET /v1/streaming/destinations/:id',
+        'PATCH /v1/streaming/destinations/:id',
+        'DELETE /v1/streaming/destinations/:id',
+        'POST /v1/streaming/destinations/:id/rotate-secret',
+        'POST /v1/streaming/destinations/:id/replay',
+        'GET /v1/alerts',
+        'GET /v1/alerts/rules',
+        'POST /v1/alerts/rules',
+        'PATCH /v1/alerts/rules/:id',
+        'DELETE /v1/alerts/rules/:id',
       ]),
     );
     // Raw routes are served in front of Fastify; every other route must be one Fastify knows.

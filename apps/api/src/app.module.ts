@@ -29,6 +29,7 @@ import { SavedViewsModule } from './saved-views/saved-views.module';
 import { SearchModule } from './search/search.module';
 import { SigningModule } from './signing/signing.module';
 import { SsoModule } from './sso/sso.module';
+import { StreamingModule } from './streaming/streaming.module';
 import { TokensModule } from './tokens/tokens.module';
 import { ShutdownWatchdog } from './common/shutdown-watchdog';
 
@@ -49,6 +50,7 @@ export const FEATURE_MODULES = [
   AuditSettingsModule,
   SsoModule,
   InventoryModule,
+  StreamingModule,
   MetricsModule,
   FleetModule,
   SearchModule,

@@ -24,6 +24,7 @@ const HookRun = lazy(() => import('./pages/hook-run'));
 const Inventory = lazy(() => import('./pages/inventory'));
 const Audit = lazy(() => import('./pages/audit'));
 const CliTokens = lazy(() => import('./pages/cli-tokens'));
+const Streaming = lazy(() => import('./pages/streaming'));
 
 /** Every page: its path pattern, component and the navigation entry it belongs to. */
 const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
@@ -42,6 +43,7 @@ const ROUTES: Array<{ pattern: string; page: Page; nav: string }> = [
   { pattern: '/inventory', page: Inventory, nav: '/inventory' },
   { pattern: '/audit', page: Audit, nav: '/audit' },
   { pattern: '/cli-tokens', page: CliTokens, nav: '/cli-tokens' },
+  { pattern: '/streaming', page: Streaming, nav: '/streaming' },
 ];
 
 const NAV = [
@@ -53,6 +55,7 @@ const NAV = [
   { to: '/hook-runs', label: 'Hook runs' },
   { to: '/inventory', label: 'Inventory' },
   { to: '/audit', label: 'Audit log' },
+  { to: '/streaming', label: 'Streaming & alerts' },
 ];
 /** Shown to people signed in with single sign-on: their personal tokens for the CLI. */
 const SSO_NAV = [{ to: '/cli-tokens', label: 'CLI tokens' }];

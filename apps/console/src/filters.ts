@@ -85,6 +85,14 @@ export const AUDIT_ACTIONS = allOf<NonNullable<AuditQuery['action']>>()([
   'inventory.deny_hash',
   'inventory.undeny_hash',
   'hook_runs.partition.drop',
+  'stream_destination.create',
+  'stream_destination.update',
+  'stream_destination.delete',
+  'stream_destination.rotate_secret',
+  'stream_destination.replay',
+  'alert_rule.create',
+  'alert_rule.update',
+  'alert_rule.delete',
 ]);
 /** Every audit target type. */
 export const AUDIT_TARGET_TYPES = allOf<NonNullable<AuditQuery['targetType']>>()([
@@ -98,6 +106,8 @@ export const AUDIT_TARGET_TYPES = allOf<NonNullable<AuditQuery['targetType']>>()
   'session',
   'hook_hash',
   'hook_runs_partition',
+  'stream_destination',
+  'alert_rule',
 ]);
 
 /** Every filter of GET /v1/audit-log, in form order; enumerated ones with their values. */
@@ -175,6 +185,10 @@ export const HOOK_FILTER_KINDS = {
 export const INVENTORY_SCOPE_FILTERS = ['groupId', 'endpointId'] as const;
 const pluginsComplete: Exhaustive<'/v1/inventory/plugins', (typeof INVENTORY_SCOPE_FILTERS)[number]> = true;
 const invFindingsComplete: Exhaustive<'/v1/inventory/findings', (typeof INVENTORY_SCOPE_FILTERS)[number]> = true;
+
+type AlertQuery = QueryParams<'GET', '/v1/alerts'>;
+/** The states of an alert (the streaming page's filter). */
+export const ALERT_STATES = allOf<NonNullable<AlertQuery['state']>>()(['firing', 'resolved']);
 
 type FindingQuery = QueryParams<'GET', '/v1/findings'>;
 /** Every kind of integrity finding. */
@@ -272,6 +286,9 @@ export const CONSOLE_LISTS = {
   '/v1/saved-views': { page: '/endpoints', filters: { kind: 'pick' } },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
   '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
+  '/v1/streaming/destinations': { page: '/streaming', filters: {} },
+  '/v1/alerts': { page: '/streaming', filters: { state: 'pick' } },
+  '/v1/alerts/rules': { notListed: 'alert rules are managed with the API and the CLI (hookwarden alerts rules)' },
 } as const satisfies Record<ListPath, Offer>;
 
 // The compile-time checks above, kept referenced.

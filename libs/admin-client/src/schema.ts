@@ -260,6 +260,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alerts
+         * @description Newest first: each episode of a rule for one subject, firing or resolved.
+         */
+        get: operations["AlertsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert rules
+         * @description Every rule the worker evaluates.
+         */
+        get: operations["AlertsController_rules"];
+        put?: never;
+        /**
+         * Create an alert rule
+         * @description denial_rate, chain_gap, endpoint_silent, rollout_paused or signing_key_age, with its parameters.
+         */
+        post: operations["AlertsController_createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an alert rule
+         * @description With its alerts.
+         */
+        delete: operations["AlertsController_deleteRule"];
+        options?: never;
+        head?: never;
+        /** Change an alert rule */
+        patch: operations["AlertsController_updateRule"];
+        trace?: never;
+    };
     "/v1/audit-log": {
         parameters: {
             query?: never;
@@ -1596,6 +1661,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/streaming/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List streaming destinations
+         * @description Every destination with its delivery state, last error, delivered count and per-stream lag; never its secrets.
+         */
+        get: operations["StreamingController_list"];
+        put?: never;
+        /**
+         * Create a streaming destination
+         * @description Syslog over TCP or TLS, an HTTP webhook (signed), Splunk HEC or OTLP/HTTP logs, with its streams, filters and format. Secrets are write-only (sealed at rest). Delivery starts with events committed from now on (replay for history).
+         */
+        post: operations["StreamingController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/streaming/destinations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A streaming destination
+         * @description Settings, delivery state and lag.
+         */
+        get: operations["StreamingController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a streaming destination
+         * @description With its cursors.
+         */
+        delete: operations["StreamingController_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a streaming destination
+         * @description Secrets given replace those of the same name; cursors stay where they are.
+         */
+        patch: operations["StreamingController_update"];
+        trace?: never;
+    };
+    "/v1/streaming/destinations/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a destination
+         * @description Moves its cursors back to a time (every stream) or to an event id (its stream) and clears a dead letter; without a position it only clears the dead letter and resumes from the cursor. Events delivered again keep their ids.
+         */
+        post: operations["StreamingController_replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/streaming/destinations/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook signing secret
+         * @description The new secret signs from now on; during the overlap the previous one signs too (two `v1=` signatures), so receivers can switch without refusing a request.
+         */
+        post: operations["StreamingController_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tokens": {
         parameters: {
             query?: never;
@@ -1756,6 +1913,119 @@ export interface components {
                 /** @enum {string} */
                 strategy: "immediate" | "staged";
             } | null;
+        };
+        AlertListDto: {
+            items: {
+                details: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                firedAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "denial_rate" | "chain_gap" | "endpoint_silent" | "rollout_paused" | "signing_key_age";
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                resolvedAt: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                ruleId: string;
+                ruleName: string;
+                /** @enum {string} */
+                state: "firing" | "resolved";
+                /** @description What the episode is about (a release, endpoint, key id, group or "fleet") */
+                subject: string;
+                summary: string;
+            }[];
+        };
+        AlertRuleListDto: {
+            items: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                createdAt: string;
+                createdBy: string | null;
+                enabled: boolean;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "denial_rate" | "chain_gap" | "endpoint_silent" | "rollout_paused" | "signing_key_age";
+                name: string;
+                params: {
+                    /**
+                     * Format: uuid
+                     * @description denial_rate, endpoint_silent: only this group
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    groupId?: string;
+                    /** @description endpoint_silent: not seen for this many hours (default 24) */
+                    hours?: number;
+                    /** @description signing_key_age: active key older than (default 80) */
+                    maxAgeDays?: number;
+                    /** @description denial_rate: fires above this many denials per window */
+                    maxDenials?: number;
+                    /** @description denial_rate: the window counted (default 300) */
+                    windowSec?: number;
+                };
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                updatedAt: string;
+            }[];
+        };
+        AlertRuleViewDto: {
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            createdAt: string;
+            createdBy: string | null;
+            enabled: boolean;
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            id: string;
+            /** @enum {string} */
+            kind: "denial_rate" | "chain_gap" | "endpoint_silent" | "rollout_paused" | "signing_key_age";
+            name: string;
+            params: {
+                /**
+                 * Format: uuid
+                 * @description denial_rate, endpoint_silent: only this group
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId?: string;
+                /** @description endpoint_silent: not seen for this many hours (default 24) */
+                hours?: number;
+                /** @description signing_key_age: active key older than (default 80) */
+                maxAgeDays?: number;
+                /** @description denial_rate: fires above this many denials per window */
+                maxDenials?: number;
+                /** @description denial_rate: the window counted (default 300) */
+                windowSec?: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            updatedAt: string;
         };
         AttentionDto: {
             /** @description Endpoints whose last apply failed */
@@ -2000,6 +2270,30 @@ export interface components {
             /** @description The endpoints (1–500 ids, each once) */
             ids: string[];
         };
+        CreateAlertRuleDto: {
+            /** @default true */
+            enabled?: boolean;
+            /** @enum {string} */
+            kind: "denial_rate" | "chain_gap" | "endpoint_silent" | "rollout_paused" | "signing_key_age";
+            name: string;
+            /** @default {} */
+            params?: {
+                /**
+                 * Format: uuid
+                 * @description denial_rate, endpoint_silent: only this group
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId?: string;
+                /** @description endpoint_silent: not seen for this many hours (default 24) */
+                hours?: number;
+                /** @description signing_key_age: active key older than (default 80) */
+                maxAgeDays?: number;
+                /** @description denial_rate: fires above this many denials per window */
+                maxDenials?: number;
+                /** @description denial_rate: the window counted (default 300) */
+                windowSec?: number;
+            };
+        };
         CreatedEnrollmentSecretDto: {
             /**
              * Format: date-time
@@ -2034,6 +2328,158 @@ export interface components {
             /** @description The enrollment secret (hws_…). Shown once; only its hash is stored. */
             secret: string;
             uses: number;
+        };
+        CreateDestinationDto: {
+            /** @default 1048576 */
+            batchMaxBytes?: number;
+            /** @default 1000 */
+            batchMaxEvents?: number;
+            /**
+             * @description Failing this long moves the destination to dead_letter
+             * @default 86400
+             */
+            deadLetterAfterSec?: number;
+            /** @default true */
+            enabled?: boolean;
+            /**
+             * @description Native JSON events, or OCSF-shaped ones
+             * @default native
+             * @enum {string}
+             */
+            format?: "native" | "ocsf";
+            name: string;
+            /**
+             * @description Admin writes answer 503 while this destination cannot record the admin audit log
+             * @default false
+             */
+            requireAuditDelivery?: boolean;
+            secrets?: {
+                /** @description Private key of the TLS client certificate (write-only) */
+                clientKeyPem?: string;
+                /** @description Extra request headers, e.g. an OTLP collector’s Authorization (write-only) */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description Splunk HEC token (write-only) */
+                hecToken?: string;
+                /** @description HMAC-SHA256 signing secret of a webhook (write-only) */
+                webhookSecret?: string;
+            };
+            streams: {
+                /** @description Alerts fired and resolved */
+                alerts?: Record<string, never>;
+                /** @description The admin audit log */
+                auditLog?: Record<string, never>;
+                /** @description Record-chain findings */
+                findings?: Record<string, never>;
+                /** @description Hook-run records (present: on, with its filters) */
+                hookRuns?: {
+                    /** @description Only these decisions */
+                    decisions?: string[];
+                    /** @description Only these hook events */
+                    events?: string[];
+                    /** @description Only records of these groups */
+                    groups?: string[];
+                    /** @description Only these statuses */
+                    statuses?: string[];
+                };
+                /** @description Release events (created, advanced, paused, resumed, aborted) */
+                releases?: Record<string, never>;
+            };
+            target: {
+                /**
+                 * @description Syslog facility (16 = local0)
+                 * @default 16
+                 */
+                facility?: number;
+                host: string;
+                port: number;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "syslog_tcp";
+            } | {
+                /** @description The CA the collector’s certificate must chain to (pinned: no system CAs) */
+                caPem: string;
+                /** @description Client certificate (its key goes in secrets.clientKeyPem) */
+                clientCertPem?: string;
+                /**
+                 * @description Syslog facility (16 = local0)
+                 * @default 16
+                 */
+                facility?: number;
+                host: string;
+                port: number;
+                /** @description Name the collector’s certificate must carry (default: host) */
+                serverName?: string;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "syslog_tls";
+            } | {
+                /**
+                 * @description A JSON array or one JSON event per line
+                 * @default ndjson
+                 * @enum {string}
+                 */
+                batch?: "json" | "ndjson";
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "webhook";
+                url: string;
+            } | {
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                index?: string;
+                /** @description Default: hookwarden:<stream> */
+                sourcetype?: string;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "splunk_hec";
+                url: string;
+            } | {
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "otlp_http";
+                url: string;
+            };
         };
         CreatedPersonalTokenDto: {
             /**
@@ -2271,6 +2717,388 @@ export interface components {
         DenyHashDto: {
             hash: string;
             reason: string;
+        };
+        DestinationListDto: {
+            items: {
+                attempts: number;
+                batchMaxBytes: number;
+                batchMaxEvents: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                createdAt: string;
+                createdBy: string | null;
+                cursors: {
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    deliveredAt: string | null;
+                    deliveredCount: number;
+                    /** @description Seconds the oldest undelivered event has waited (0: caught up) */
+                    lagSec: number;
+                    /**
+                     * Format: date-time
+                     * @description Commit time of the oldest event not yet delivered
+                     * @example 2026-12-01T09:30:00.000Z
+                     */
+                    oldestPendingAt: string | null;
+                    /** @enum {string} */
+                    stream: "hookRuns" | "auditLog" | "findings" | "releases" | "alerts";
+                }[];
+                deadLetterAfterSec: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                deadLetteredAt: string | null;
+                deliveredCount: number;
+                enabled: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                failingSince: string | null;
+                /** @enum {string} */
+                format: "native" | "ocsf";
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The largest lag of its streams */
+                lagSec: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                lastDeliveredAt: string | null;
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                lastErrorAt: string | null;
+                name: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                nextAttemptAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                previousSecretUntil: string | null;
+                requireAuditDelivery: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                secretRotatedAt: string | null;
+                /**
+                 * @description Which secrets are set (names only: secrets are never returned)
+                 * @default []
+                 */
+                secrets?: string[];
+                /** @enum {string} */
+                state: "active" | "failing" | "dead_letter";
+                streams: {
+                    [key: string]: unknown;
+                };
+                target: {
+                    /**
+                     * @description Syslog facility (16 = local0)
+                     * @default 16
+                     */
+                    facility?: number;
+                    host: string;
+                    port: number;
+                    /**
+                     * @description Per-request timeout
+                     * @default 10000
+                     */
+                    timeoutMs?: number;
+                    /** @enum {string} */
+                    type: "syslog_tcp";
+                } | {
+                    /** @description The CA the collector’s certificate must chain to (pinned: no system CAs) */
+                    caPem: string;
+                    /** @description Client certificate (its key goes in secrets.clientKeyPem) */
+                    clientCertPem?: string;
+                    /**
+                     * @description Syslog facility (16 = local0)
+                     * @default 16
+                     */
+                    facility?: number;
+                    host: string;
+                    port: number;
+                    /** @description Name the collector’s certificate must carry (default: host) */
+                    serverName?: string;
+                    /**
+                     * @description Per-request timeout
+                     * @default 10000
+                     */
+                    timeoutMs?: number;
+                    /** @enum {string} */
+                    type: "syslog_tls";
+                } | {
+                    /**
+                     * @description A JSON array or one JSON event per line
+                     * @default ndjson
+                     * @enum {string}
+                     */
+                    batch?: "json" | "ndjson";
+                    /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                    caPem?: string;
+                    /**
+                     * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    /**
+                     * @description Per-request timeout
+                     * @default 10000
+                     */
+                    timeoutMs?: number;
+                    /** @enum {string} */
+                    type: "webhook";
+                    url: string;
+                } | {
+                    /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                    caPem?: string;
+                    /**
+                     * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    index?: string;
+                    /** @description Default: hookwarden:<stream> */
+                    sourcetype?: string;
+                    /**
+                     * @description Per-request timeout
+                     * @default 10000
+                     */
+                    timeoutMs?: number;
+                    /** @enum {string} */
+                    type: "splunk_hec";
+                    url: string;
+                } | {
+                    /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                    caPem?: string;
+                    /**
+                     * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    /**
+                     * @description Per-request timeout
+                     * @default 10000
+                     */
+                    timeoutMs?: number;
+                    /** @enum {string} */
+                    type: "otlp_http";
+                    url: string;
+                };
+                /** @enum {string} */
+                type: "syslog_tcp" | "syslog_tls" | "webhook" | "splunk_hec" | "otlp_http";
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                updatedAt: string;
+            }[];
+        };
+        DestinationViewDto: {
+            attempts: number;
+            batchMaxBytes: number;
+            batchMaxEvents: number;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            createdAt: string;
+            createdBy: string | null;
+            cursors: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                deliveredAt: string | null;
+                deliveredCount: number;
+                /** @description Seconds the oldest undelivered event has waited (0: caught up) */
+                lagSec: number;
+                /**
+                 * Format: date-time
+                 * @description Commit time of the oldest event not yet delivered
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                oldestPendingAt: string | null;
+                /** @enum {string} */
+                stream: "hookRuns" | "auditLog" | "findings" | "releases" | "alerts";
+            }[];
+            deadLetterAfterSec: number;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            deadLetteredAt: string | null;
+            deliveredCount: number;
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            failingSince: string | null;
+            /** @enum {string} */
+            format: "native" | "ocsf";
+            /**
+             * Format: uuid
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            id: string;
+            /** @description The largest lag of its streams */
+            lagSec: number;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            lastDeliveredAt: string | null;
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            lastErrorAt: string | null;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            previousSecretUntil: string | null;
+            requireAuditDelivery: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            secretRotatedAt: string | null;
+            /**
+             * @description Which secrets are set (names only: secrets are never returned)
+             * @default []
+             */
+            secrets?: string[];
+            /** @enum {string} */
+            state: "active" | "failing" | "dead_letter";
+            streams: {
+                [key: string]: unknown;
+            };
+            target: {
+                /**
+                 * @description Syslog facility (16 = local0)
+                 * @default 16
+                 */
+                facility?: number;
+                host: string;
+                port: number;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "syslog_tcp";
+            } | {
+                /** @description The CA the collector’s certificate must chain to (pinned: no system CAs) */
+                caPem: string;
+                /** @description Client certificate (its key goes in secrets.clientKeyPem) */
+                clientCertPem?: string;
+                /**
+                 * @description Syslog facility (16 = local0)
+                 * @default 16
+                 */
+                facility?: number;
+                host: string;
+                port: number;
+                /** @description Name the collector’s certificate must carry (default: host) */
+                serverName?: string;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "syslog_tls";
+            } | {
+                /**
+                 * @description A JSON array or one JSON event per line
+                 * @default ndjson
+                 * @enum {string}
+                 */
+                batch?: "json" | "ndjson";
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "webhook";
+                url: string;
+            } | {
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                index?: string;
+                /** @description Default: hookwarden:<stream> */
+                sourcetype?: string;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "splunk_hec";
+                url: string;
+            } | {
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "otlp_http";
+                url: string;
+            };
+            /** @enum {string} */
+            type: "syslog_tcp" | "syslog_tls" | "webhook" | "splunk_hec" | "otlp_http";
+            /**
+             * Format: date-time
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            updatedAt: string;
         };
         DiffViewDto: {
             /** @description Every added, removed or changed file */
@@ -4080,6 +4908,16 @@ export interface components {
             /** @enum {boolean} */
             removed: true;
         };
+        ReplayDto: {
+            /** @description Deliver again from this event id on (in its stream; the other streams are left as they are) */
+            fromEventId?: string;
+            /**
+             * Format: date-time
+             * @description Deliver again every event committed from then on
+             * @example 2026-12-01T09:30:00.000Z
+             */
+            fromTime?: string;
+        };
         RolloutDto: {
             gate: {
                 /** @description Endpoints that applied the revision (the gate's population) */
@@ -4195,6 +5033,14 @@ export interface components {
                     stale: number;
                 }[];
             }[];
+        };
+        RotateSecretDto: {
+            /**
+             * @description How long the previous secret still signs (both signatures are sent)
+             * @default 86400
+             */
+            overlapSec?: number;
+            secret: string;
         };
         SavedViewDto: {
             /**
@@ -4668,6 +5514,164 @@ export interface components {
             }[];
             /** @enum {string} */
             kind: "failing" | "blocking";
+        };
+        UpdateAlertRuleDto: {
+            enabled?: boolean;
+            name?: string;
+            params?: {
+                /**
+                 * Format: uuid
+                 * @description denial_rate, endpoint_silent: only this group
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId?: string;
+                /** @description endpoint_silent: not seen for this many hours (default 24) */
+                hours?: number;
+                /** @description signing_key_age: active key older than (default 80) */
+                maxAgeDays?: number;
+                /** @description denial_rate: fires above this many denials per window */
+                maxDenials?: number;
+                /** @description denial_rate: the window counted (default 300) */
+                windowSec?: number;
+            };
+        };
+        UpdateDestinationDto: {
+            batchMaxBytes?: number;
+            batchMaxEvents?: number;
+            deadLetterAfterSec?: number;
+            enabled?: boolean;
+            /** @enum {string} */
+            format?: "native" | "ocsf";
+            name?: string;
+            requireAuditDelivery?: boolean;
+            /** @description Replaces the secrets named; others are kept */
+            secrets?: {
+                /** @description Private key of the TLS client certificate (write-only) */
+                clientKeyPem?: string;
+                /** @description Extra request headers, e.g. an OTLP collector’s Authorization (write-only) */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description Splunk HEC token (write-only) */
+                hecToken?: string;
+                /** @description HMAC-SHA256 signing secret of a webhook (write-only) */
+                webhookSecret?: string;
+            };
+            streams?: {
+                /** @description Alerts fired and resolved */
+                alerts?: Record<string, never>;
+                /** @description The admin audit log */
+                auditLog?: Record<string, never>;
+                /** @description Record-chain findings */
+                findings?: Record<string, never>;
+                /** @description Hook-run records (present: on, with its filters) */
+                hookRuns?: {
+                    /** @description Only these decisions */
+                    decisions?: string[];
+                    /** @description Only these hook events */
+                    events?: string[];
+                    /** @description Only records of these groups */
+                    groups?: string[];
+                    /** @description Only these statuses */
+                    statuses?: string[];
+                };
+                /** @description Release events (created, advanced, paused, resumed, aborted) */
+                releases?: Record<string, never>;
+            };
+            target?: {
+                /**
+                 * @description Syslog facility (16 = local0)
+                 * @default 16
+                 */
+                facility?: number;
+                host: string;
+                port: number;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "syslog_tcp";
+            } | {
+                /** @description The CA the collector’s certificate must chain to (pinned: no system CAs) */
+                caPem: string;
+                /** @description Client certificate (its key goes in secrets.clientKeyPem) */
+                clientCertPem?: string;
+                /**
+                 * @description Syslog facility (16 = local0)
+                 * @default 16
+                 */
+                facility?: number;
+                host: string;
+                port: number;
+                /** @description Name the collector’s certificate must carry (default: host) */
+                serverName?: string;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "syslog_tls";
+            } | {
+                /**
+                 * @description A JSON array or one JSON event per line
+                 * @default ndjson
+                 * @enum {string}
+                 */
+                batch?: "json" | "ndjson";
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "webhook";
+                url: string;
+            } | {
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                index?: string;
+                /** @description Default: hookwarden:<stream> */
+                sourcetype?: string;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "splunk_hec";
+                url: string;
+            } | {
+                /** @description Pinned CA for an https:// URL (default: the system CAs) */
+                caPem?: string;
+                /**
+                 * @description Send the body gzip-compressed (Content-Encoding: gzip)
+                 * @default false
+                 */
+                gzip?: boolean;
+                /**
+                 * @description Per-request timeout
+                 * @default 10000
+                 */
+                timeoutMs?: number;
+                /** @enum {string} */
+                type: "otlp_http";
+                url: string;
+            };
         };
         UpdateGroupDto: {
             description?: string;
@@ -5442,6 +6446,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AgentController_registerKey: {
@@ -5512,6 +6525,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5634,6 +6656,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AgentController_status: {
@@ -5702,13 +6733,385 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AlertsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                state?: "firing" | "resolved";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertListDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AlertsController_rules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleListDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AlertsController_createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAlertRuleDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AlertsController_deleteRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    AlertsController_updateRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAlertRuleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertRuleViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     AuditLogController_list: {
         parameters: {
             query?: {
                 /** @description Exact action, e.g. `policy.version.create` */
-                action?: "group.create" | "group.update" | "group.delete" | "group.audit_settings.update" | "policy.create" | "policy.update" | "policy.move" | "policy.delete" | "policy.version.create" | "release.create" | "release.advance" | "release.pause" | "release.auto_pause" | "release.resume" | "release.abort" | "endpoint.enroll" | "endpoint.reenroll" | "endpoint.enroll_pending" | "endpoint.key_migrate" | "endpoint.revoke" | "endpoint.move" | "endpoint.approve" | "endpoint.reject" | "endpoint.readmit" | "endpoint.retire" | "enrollment_secret.create" | "enrollment_secret.revoke" | "signing_key.create" | "signing_key.activate" | "signing_key.retire" | "token.create" | "token.create_personal" | "token.bootstrap" | "token.revoke" | "session.create" | "session.refuse" | "session.role_change" | "session.revoke" | "inventory.deny_hash" | "inventory.undeny_hash" | "hook_runs.partition.drop";
+                action?: "group.create" | "group.update" | "group.delete" | "group.audit_settings.update" | "policy.create" | "policy.update" | "policy.move" | "policy.delete" | "policy.version.create" | "release.create" | "release.advance" | "release.pause" | "release.auto_pause" | "release.resume" | "release.abort" | "endpoint.enroll" | "endpoint.reenroll" | "endpoint.enroll_pending" | "endpoint.key_migrate" | "endpoint.revoke" | "endpoint.move" | "endpoint.approve" | "endpoint.reject" | "endpoint.readmit" | "endpoint.retire" | "enrollment_secret.create" | "enrollment_secret.revoke" | "signing_key.create" | "signing_key.activate" | "signing_key.retire" | "token.create" | "token.create_personal" | "token.bootstrap" | "token.revoke" | "session.create" | "session.refuse" | "session.role_change" | "session.revoke" | "inventory.deny_hash" | "inventory.undeny_hash" | "hook_runs.partition.drop" | "stream_destination.create" | "stream_destination.update" | "stream_destination.delete" | "stream_destination.rotate_secret" | "stream_destination.replay" | "alert_rule.create" | "alert_rule.update" | "alert_rule.delete";
                 /** @description Action prefix, e.g. `group.` */
                 actionPrefix?: string;
                 /** @description Actor id (token or endpoint id) or actor name */
@@ -5723,7 +7126,7 @@ export interface operations {
                 limit?: number;
                 targetId?: string;
                 /** @description The kind of target the entry names */
-                targetType?: "group" | "policy" | "release" | "endpoint" | "enrollment_secret" | "signing_key" | "token" | "session" | "hook_hash" | "hook_runs_partition";
+                targetType?: "group" | "policy" | "release" | "endpoint" | "enrollment_secret" | "signing_key" | "token" | "session" | "hook_hash" | "hook_runs_partition" | "stream_destination" | "alert_rule";
                 /** @description Entries before this time (ISO 8601, 1970..9000) */
                 to?: string;
             };
@@ -6296,6 +7699,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_endpoint: {
@@ -6442,6 +7854,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EndpointsController_readmit: {
@@ -6520,6 +7941,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6612,6 +8042,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EndpointsController_revoke: {
@@ -6688,6 +8127,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EnrollmentController_revoke: {
@@ -6756,6 +8204,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7037,6 +8494,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     FleetController_revoke: {
@@ -7098,6 +8564,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7290,6 +8765,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     EnrollmentController_list: {
@@ -7429,6 +8913,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7660,6 +9153,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     GroupsController_get: {
@@ -7802,6 +9304,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     GroupsController_update: {
@@ -7883,6 +9394,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8036,6 +9556,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8632,6 +10161,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     InventoryController_undeny: {
@@ -8692,6 +10230,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9059,6 +10606,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     MeController_revokeToken: {
@@ -9118,6 +10674,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this client (see Retry-After) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9259,6 +10824,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9408,6 +10982,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     PoliciesController_update: {
@@ -9490,6 +11073,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9688,6 +11280,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9988,6 +11589,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ReleasesController_get: {
@@ -10139,6 +11749,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ReleasesController_advance: {
@@ -10216,6 +11835,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10311,6 +11939,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ReleasesController_resume: {
@@ -10388,6 +12025,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10595,6 +12241,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SavedViewsController_remove: {
@@ -10655,6 +12310,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10852,6 +12516,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SigningKeysController_list: {
@@ -10981,6 +12654,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SigningKeysController_activate: {
@@ -11064,6 +12746,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11161,6 +12852,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     SigningController_keys: {
@@ -11201,6 +12901,562 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationListDto"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDestinationDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted destination. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDestinationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    StreamingController_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationViewDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11341,6 +13597,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     TokensController_revoke: {
@@ -11401,6 +13666,15 @@ export interface operations {
             };
             /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,8 @@ export const AUDIT_TARGET_TYPES = [
   'session',
   'hook_hash',
   'hook_runs_partition',
+  'stream_destination',
+  'alert_rule',
 ] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
@@ -67,6 +69,20 @@ export const AUDIT_ACTIONS = {
   'inventory.deny_hash': { target: 'hook_hash', summary: 'a hook hash was put on the known-bad list' },
   'inventory.undeny_hash': { target: 'hook_hash', summary: 'a hook hash was taken off the known-bad list' },
   'hook_runs.partition.drop': { target: 'hook_runs_partition', summary: 'a hook-run partition was dropped' },
+  'stream_destination.create': { target: 'stream_destination', summary: 'a streaming destination was created' },
+  'stream_destination.update': { target: 'stream_destination', summary: 'a streaming destination was changed' },
+  'stream_destination.delete': { target: 'stream_destination', summary: 'a streaming destination was deleted' },
+  'stream_destination.rotate_secret': {
+    target: 'stream_destination',
+    summary: 'a webhook destination’s signing secret was rotated (the previous one signs until the overlap ends)',
+  },
+  'stream_destination.replay': {
+    target: 'stream_destination',
+    summary: 'a destination’s cursors were moved back (replay) or its dead letter was cleared',
+  },
+  'alert_rule.create': { target: 'alert_rule', summary: 'an alert rule was created' },
+  'alert_rule.update': { target: 'alert_rule', summary: 'an alert rule was changed' },
+  'alert_rule.delete': { target: 'alert_rule', summary: 'an alert rule was deleted' },
 } as const satisfies Record<`${string}.${string}`, AuditActionSpec>;
 
 /** An audit action of the table. */

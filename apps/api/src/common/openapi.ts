@@ -200,6 +200,8 @@ export function finishOpenApiDocument(doc: OpenAPIObject, tags: Record<string, s
         add(401);
         add(403);
         add(429);
+        // An admin write may be refused while a destination that requires audit delivery cannot record it.
+        if (method !== 'get' && method !== 'head' && method !== 'options') add(503);
       } else {
         op.security = [];
       }

@@ -169,6 +169,18 @@ export const configSchema = z.object({
     .default(24 * 3600),
   /** A release whose preview suppresses more hooks than this (or turns hooks off anywhere) needs `previewAck`. */
   RELEASE_PREVIEW_ACK_THRESHOLD: z.coerce.number().int().min(0).default(0),
+  /** How often an idle streaming destination looks for new events (docs/streaming.md). */
+  STREAM_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** First retry delay of a failing destination; doubles per attempt (with jitter) up to STREAM_BACKOFF_MAX_MS. */
+  STREAM_BACKOFF_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  STREAM_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(300_000),
+  /** The HOSTNAME field of syslog messages and the host of HEC/OTLP events (default: this machine's name). */
+  STREAM_HOSTNAME: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be printable ASCII without spaces')
+    .optional(),
+  /** How often the worker evaluates the alert rules. */
+  ALERT_INTERVAL_SEC: z.coerce.number().min(0.1).max(3600).default(30),
   /** Directory of the built web console served under /console (default: apps/console/dist). */
   CONSOLE_DIR: z.string().min(1).optional(),
 });

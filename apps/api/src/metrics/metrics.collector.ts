@@ -9,6 +9,7 @@ import { ADMISSIONS } from '../endpoints/admission';
 import { QUEUES } from '../queues/queue-names';
 import { FLEET_COUNTERS, type FleetCounter, MetricsService } from './metrics.service';
 import { MetricsRepository } from './metrics.repository';
+import { StreamingService } from '../streaming/streaming.service';
 
 /** Ingest job states exposed as queue depth. */
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -34,6 +35,7 @@ export class MetricsCollector {
     private readonly repo: MetricsRepository,
     @InjectQueue(QUEUES.ingest) private readonly ingest: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly streaming: StreamingService,
   ) {}
 
   /** The content type of the exposition. */
@@ -43,7 +45,7 @@ export class MetricsCollector {
 
   // The whole exposition text (process metrics first, then fleet state).
   async render(): Promise<string> {
-    const [own, endpoints, revisions, releases, findings, queue, fleet, admissions] = await Promise.all([
+    const [own, endpoints, revisions, releases, findings, queue, fleet, admissions, streams] = await Promise.all([
       this.metrics.registry.metrics(),
       this.repo.endpointStates(this.config.METRICS_ENDPOINT_STALE_SEC),
       this.repo.appliedRevisions(),
@@ -52,6 +54,7 @@ export class MetricsCollector {
       this.ingest.getJobCounts(...QUEUE_STATES),
       this.metrics.fleetCounters(),
       this.repo.admissions(),
+      this.streaming.metricsText(),
     ]);
     const parts = [own];
     parts.push(
@@ -105,6 +108,7 @@ export class MetricsCollector {
       parts.push(
         family(`hookwarden_${name}_total`, FLEET_COUNTERS[name], 'counter', [{ labels: {}, value: fleet[name] }]),
       );
+    parts.push(streams);
     return parts.join('');
   }
 }

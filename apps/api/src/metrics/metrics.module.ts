@@ -5,10 +5,15 @@ import { MetricsCollector } from './metrics.collector';
 import { MetricsController } from './metrics.controller';
 import { MetricsRepository } from './metrics.repository';
 import { MetricsService } from './metrics.service';
+import { StreamingModule } from '../streaming/streaming.module';
 
 @Global()
 @Module({ providers: [MetricsService], exports: [MetricsService] })
 export class MetricsCoreModule {}
 
-@Module({ controllers: [MetricsController], providers: [MetricsRepository, MetricsCollector] })
+@Module({
+  imports: [StreamingModule],
+  controllers: [MetricsController],
+  providers: [MetricsRepository, MetricsCollector],
+})
 export class MetricsModule {}

@@ -8,10 +8,11 @@ import { MaintenanceModule } from '../maintenance/maintenance.module';
 import { MaintenanceProcessor } from '../maintenance/maintenance.processor';
 import { ReleasesModule } from '../releases/releases.module';
 import { RolloutProcessor } from '../releases/rollout.processor';
+import { StreamingWorkerModule } from '../streaming/streaming.module';
 import { JobHandlersCheck } from './job-handlers.check';
 
 @Module({
-  imports: [ReleasesModule, IngestModule, MaintenanceModule, DiscoveryModule],
+  imports: [ReleasesModule, IngestModule, MaintenanceModule, StreamingWorkerModule, DiscoveryModule],
   providers: [RolloutProcessor, IngestProcessor, MaintenanceProcessor, JobHandlersCheck],
 })
 export class WorkerModule {}

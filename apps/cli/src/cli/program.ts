@@ -1,5 +1,6 @@
 // The hookwarden command line (commander): global options, then one register…Commands(program) per feature.
 import { Command, Option } from 'commander';
+import { registerAlertCommands } from '../commands/alerts';
 import { registerAuditLogCommands } from '../commands/audit-log';
 import { registerAuditSettingsCommands } from '../commands/audit-settings';
 import { registerCompletionCommand } from '../commands/completion';
@@ -14,6 +15,7 @@ import { registerPolicyCommands } from '../commands/policies';
 import { registerReleaseCommands } from '../commands/releases';
 import { registerRolloutCommands } from '../commands/rollout';
 import { registerSigningKeyCommands } from '../commands/signing-keys';
+import { registerStreamingCommands } from '../commands/streaming';
 import { registerTokenCommands } from '../commands/tokens';
 import { registerVersionCommands } from '../commands/versions';
 import { CLI_VERSION } from '../version';
@@ -63,6 +65,8 @@ export function buildProgram(withVersion = true): Command {
   registerInventoryCommands(program);
   registerHookRunCommands(program);
   registerAuditLogCommands(program);
+  registerStreamingCommands(program);
+  registerAlertCommands(program);
   registerGitopsCommands(program);
   registerCompletionCommand(program);
   // Subcommands inherit exitOverride and the help-after-error behaviour.

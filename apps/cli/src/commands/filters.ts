@@ -291,6 +291,17 @@ export const CLI_LISTS = {
     notListed: 'the console’s fleet-wide endpoints view; the CLI lists endpoints with `endpoints list`',
   },
   '/v1/saved-views': { notListed: 'saved views are the console’s named queries' },
+  '/v1/streaming/destinations': {
+    command: 'streaming list',
+    filters: {} satisfies FilterTable<'/v1/streaming/destinations'>,
+  },
+  '/v1/alerts': {
+    command: 'alerts list',
+    filters: {
+      state: { flag: '--state <state>', help: 'firing | resolved', check: oneOf(['firing', 'resolved'] as const) },
+    } satisfies FilterTable<'/v1/alerts'>,
+  },
+  '/v1/alerts/rules': { command: 'alerts rules', filters: {} satisfies FilterTable<'/v1/alerts/rules'> },
 } as const satisfies Record<
   ListPath,
   { command: string; filters: object; own?: readonly string[] } | { notListed: string }
