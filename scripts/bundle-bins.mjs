@@ -28,6 +28,9 @@ export async function bundleBin(bin) {
     // Loaded only by the commands that use them, from node_modules (always there beside a workspace bin), so their
     // bytes are not read, nor their code cache deserialized, by every other command.
     external: LAZY_DEPENDENCIES,
+    // Workspace packages through node_modules and their exports (the compiled dist/), not the repository
+    // tsconfig's `paths` (which point at their TypeScript sources).
+    tsconfigRaw: '{}',
   });
   // The launcher compiles the file inside a function wrapper, where a `#!` line is a syntax error.
   const text = result.outputFiles[0].text.replace(/^#!.*\n/, '');
