@@ -3,7 +3,7 @@
 // launcher, the bundle and its code cache) and the plain tsc output; each target with its ratio and PASS/FAIL.
 // Run with `npm run bench:cli` (needs PostgreSQL and Redis; builds the packages first). `BENCH_CLI_RUNS` (default 30).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDatabase, dropDatabase, printProcessTable, root, startApi, target, timeProcesses } from '../lib.mjs';
@@ -16,11 +16,9 @@ const database = await createDatabase();
 const api = await startApi(database);
 try {
   for (let i = 0; i < 5; i++) await api.api('POST', '/v1/groups', { name: `bench-${i}` });
-  // A config file of its own (no context of the developer's is read or changed).
+  // As in CI: the server and token from the environment, no config file (none of the developer's is read).
   const home = mkdtempSync(path.join(os.tmpdir(), 'hw-bench-cli-'));
-  mkdirSync(path.join(home, 'hookwarden'));
   const env = { XDG_CONFIG_HOME: home, HOOKWARDEN_URL: api.base, HOOKWARDEN_TOKEN: api.token, NO_COLOR: '1' };
-  writeFileSync(path.join(home, 'hookwarden', 'config.toml'), '');
   const bin = path.join(root, 'node_modules', '.bin', 'hookwarden');
   const dist = path.join(root, 'apps/cli/dist/cli/main.js');
   const listed = (out) => {

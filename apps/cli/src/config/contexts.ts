@@ -39,6 +39,17 @@ export type CliConfig = z.infer<ReturnType<typeof makeSchemas>['configSchema']>;
 /** A URL of the plainest form: scheme, host of letters, digits, dots and dashes, a port, a path of unreserved characters. */
 const PLAIN_HTTP_URL = /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~\/-]*)?$/;
 
+// The schema's reading of a config that holds no context (an empty file, or only `current`), without zod.
+function plainConfig(doc: unknown): { success: true; data: CliConfig } | undefined {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
+  const keys = Object.keys(doc);
+  const current = (doc as { current?: unknown }).current;
+  if (keys.length === 0) return { success: true, data: { contexts: {} } };
+  if (keys.length === 1 && typeof current === 'string' && current.length > 0)
+    return { success: true, data: { current, contexts: {} } };
+  return undefined;
+}
+
 // Whether `url` is an http(s) server URL the config schema accepts: a plain one that the URL parser reads is (the
 // schema checks exactly that for it), anything else the schema judges.
 export function isServerUrl(url: string): boolean {
@@ -75,7 +86,7 @@ export async function loadConfig(file: string, warn: (msg: string) => void = () 
       { file, line: e.line, column: e.column, message: e.message.split('\n')[0] ?? e.message },
     ]);
   }
-  const parsed = schemas().configSchema.safeParse(doc);
+  const parsed = plainConfig(doc) ?? schemas().configSchema.safeParse(doc);
   if (!parsed.success) {
     throw new CliError(
       `${file}: invalid configuration`,
