@@ -4,8 +4,30 @@ import { defineConfig } from 'vitest/config';
 
 const r = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
+/**
+ * The packages load some modules on demand with `require('./x')` (a command's code, zod, RE2: see
+ * scripts/run-bin.cjs); under vitest such a call becomes a static import of the same module, so tests see one module
+ * instance, as the compiled code and the bundles do.
+ */
+const LAZY_REQUIRE = /\brequire\((['"])(\.{1,2}\/[^'"]+)\1\)/g;
+const lazyRequires = {
+  name: 'hookwarden-lazy-require',
+  enforce: 'pre' as const,
+  transform(code: string, id: string) {
+    if (!/\/(libs|apps)\/[^/]+\/src\/.*\.ts$/.test(id) || !code.includes('require(')) return null;
+    const specs: string[] = [];
+    const body = code.replace(LAZY_REQUIRE, (_m, _q, spec: string) => {
+      if (!specs.includes(spec)) specs.push(spec);
+      return `__lazy${specs.indexOf(spec)}`;
+    });
+    if (specs.length === 0) return null;
+    return { code: specs.map((s, i) => `import * as __lazy${i} from '${s}';\n`).join('') + body, map: null };
+  },
+};
+
 export default defineConfig({
   plugins: [
+    lazyRequires,
     // Nest's dependency injection needs decorator metadata, which esbuild/oxc do not emit.
     swc.vite({
       jsc: {

@@ -1,9 +1,10 @@
 // Shared parts of the benches: loopback ports, one-shot SQL, a migrated bench database (cloned from the test
 // template when present), the API as a child process, percentiles.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -116,3 +117,78 @@ export async function startApi(database, env = {}, nodeArgs = []) {
 
 // Percentile of a sorted array.
 export const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/**
+ * Times whole processes, the commands in turn (A B C A B C …, so machine drift hits all alike) after `warmup` rounds:
+ * each command `{ name, cmd, args, input?, check? }` runs `runs` times with `input` on stdin and NODE_EXTRA_CA_CERTS /
+ * NODE_OPTIONS unset, under bash's `time` (its fork-to-exit wall time, and the CPU of the process and its children).
+ * Returns per command the median and p95 wall ms and the median CPU ms (user + system: a second view, less moved by
+ * other load on the machine than wall time is).
+ */
+export function timeProcesses(commands, { runs = 30, warmup = 3 } = {}) {
+  const env = { ...process.env, TIMEFORMAT: '%3R %3U %3S' };
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_OPTIONS;
+  const wall = commands.map(() => []);
+  const cpu = commands.map(() => []);
+  for (let i = 0; i < runs + warmup; i++) {
+    for (const [k, c] of commands.entries()) {
+      // bash's `time` report goes to one file, the command's output to two others.
+      const script = '{ time "$@" >"$HW_OUT" 2>"$HW_ERR"; } 2>"$HW_CPU"';
+      const files = { HW_OUT: `${tmpBase}.out`, HW_ERR: `${tmpBase}.err`, HW_CPU: `${tmpBase}.cpu` };
+      const r = spawnSync('bash', ['-c', script, 'bash', c.cmd, ...c.args], {
+        input: c.input ?? '',
+        env: { ...env, ...files, ...(c.env ?? {}) },
+      });
+      const out = readFileSync(files.HW_OUT, 'utf8');
+      if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${readFileSync(files.HW_ERR, 'utf8')}`);
+      if (c.check) c.check(out);
+      if (i < warmup) continue;
+      const [real, u, s] = readFileSync(files.HW_CPU, 'utf8').trim().split(/\s+/).map(Number);
+      wall[k].push(real * 1000);
+      cpu[k].push((u + s) * 1000);
+    }
+  }
+  return commands.map((c, k) => ({
+    name: c.name,
+    runs: wall[k].length,
+    medianMs: median(wall[k]),
+    p95Ms: pct(
+      [...wall[k]].sort((a, b) => a - b),
+      95,
+    ),
+    cpuMs: median(cpu[k]),
+  }));
+}
+const tmpBase = path.join(os.tmpdir(), `hw-bench-proc-${process.pid}`);
+
+/** Median of numbers. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * One target line: `measured ≤ limit × reference` on wall medians, with the CPU ratio beside it; returns the row for
+ * the results file.
+ */
+export function target(label, row, ref, limit) {
+  const ratio = row.medianMs / ref.medianMs;
+  const cpuRatio = row.cpuMs / ref.cpuMs;
+  const pass = ratio <= limit;
+  console.log(
+    `target: ${label} ≤ ${limit} × ${ref.name} → ${ratio.toFixed(2)} (${row.medianMs.toFixed(1)} / ${ref.medianMs.toFixed(1)} ms; CPU ${cpuRatio.toFixed(2)}) ${pass ? 'PASS' : 'FAIL'}`,
+  );
+  return { label, limit, reference: ref.name, ratio, cpuRatio, pass };
+}
+
+/** The rows of timeProcesses as a table, with each row's ratio to `ref`. */
+export function printProcessTable(title, rows, ref) {
+  console.log(`\n${title}`);
+  console.log(`${'command'.padEnd(56)} |  median |     p95 | CPU ms | × ${ref.name}`);
+  for (const r of rows)
+    console.log(
+      `${r.name.padEnd(56)} | ${r.medianMs.toFixed(1).padStart(7)} | ${r.p95Ms.toFixed(1).padStart(7)} | ${r.cpuMs.toFixed(0).padStart(6)} | ${(r.medianMs / ref.medianMs).toFixed(2)}`,
+    );
+}

@@ -1,18 +1,21 @@
 // bench/hook-dispatch: engine dispatch vs plain child_process.spawn through the same shell, 100-hook discovery, and
 // the per-event process: `zerotwo-hooks dispatch` / `hookwarden-agent hooks dispatch` with one trivial matching hook
-// against bare `node -e 0` (NODE_EXTRA_CA_CERTS unset, as on endpoints).
-// Run with `npm run bench:hooks` (`-- --process-only` for the process rows). Builds the packages first (tsc -b) and
-// the endpoint package (npm run package:agent) when dist/package has none.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+// against the physical floor (a Node process running the same hook through `sh -c`) and with no matching hook against
+// bare `node -e 0` (NODE_EXTRA_CA_CERTS unset, as on endpoints); each target is printed with PASS/FAIL.
+// Run with `npm run bench:hooks` (`-- --process-only` for the process rows). Builds the packages first (tsc -b, the
+// bins' bundles) and the Linux endpoint package (npm run package:agent -- --no-windows).
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { printProcessTable, target, timeProcesses } from '../lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
 execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: repo, stdio: 'inherit' });
+execFileSync(process.execPath, [join(repo, 'scripts/bundle-bins.mjs')], { cwd: repo, stdio: 'ignore' });
 const core = createRequire(import.meta.url)(join(repo, 'libs/hook-core/dist/index.js'));
 
 const ITER = { 1: 300, 5: 200, 20: 200 };
@@ -198,19 +201,26 @@ const file = join(out, `${results.date.replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, JSON.stringify(results, null, 2));
 console.log(`results: ${file}`);
 
-/** Process-level dispatch: every command alternates with the others, ≥ 30 timed runs each after warm-up runs. */
+/**
+ * The per-event process, the way an agent starts it for each hook event: the npm bins (node_modules/.bin: the
+ * launcher, the bundle and its code cache), the packaged single executables, the packaged bundles on node and the
+ * plain tsc output, against the physical floor (a Node process that runs the same hook through `sh -c`) and
+ * `node -e 0`, all interleaved in one run.
+ */
 function benchProcesses() {
   const RUNS = Number(process.env.BENCH_PROCESS_RUNS ?? 40);
   const pkgRoot = join(repo, 'dist', 'package');
   const findPkg = () =>
     existsSync(pkgRoot)
-      ? readdirSync(pkgRoot).find((n) => n.startsWith('hookwarden-agent-') && !n.endsWith('.gz'))
+      ? readdirSync(pkgRoot).find(
+          (n) => n.startsWith('hookwarden-agent-') && !n.endsWith('.gz') && !n.includes('windows'),
+        )
       : undefined;
-  if (!findPkg() || !existsSync(join(pkgRoot, findPkg(), 'bin', 'zerotwo-hooks')))
-    execFileSync(process.execPath, [join(repo, 'scripts/package-agent.mjs'), '--no-tar'], {
-      cwd: repo,
-      stdio: 'inherit',
-    });
+  // The package is made from the current source every run (a stale one would measure other code).
+  execFileSync(process.execPath, [join(repo, 'scripts/package-agent.mjs'), '--no-tar', '--no-windows', '--quiet'], {
+    cwd: repo,
+    stdio: 'inherit',
+  });
   const pkg = join(pkgRoot, findPkg());
   const dir = mkdtempSync(join(tmpdir(), 'bench-proc-'));
   const home = join(dir, 'home');
@@ -222,82 +232,97 @@ function benchProcesses() {
   writeFileSync(
     requirements,
     '[hooks]\nmanaged_dir = "/opt/bench/hooks"\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n' +
-      '[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "true"\n',
+      '[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "cat >/dev/null"\n',
   );
   const event = JSON.stringify({ ...input, cwd: dir });
+  const noMatch = JSON.stringify({ ...input, cwd: dir, tool_name: 'Read', tool_input: { file_path: '/etc/hosts' } });
   const core = ['dispatch', 'PreToolUse', '--requirements', requirements, '--home', home, '--project', dir];
-  const agent = [
-    'hooks',
-    'dispatch',
-    'PreToolUse',
-    '--root',
-    agentRoot,
-    '--state-dir',
-    state,
-    '--home',
-    home,
-    '--project',
-    dir,
-  ];
+  const agent = ['hooks', 'dispatch', 'PreToolUse', '--root', agentRoot, '--state-dir', state];
+  agent.push('--home', home, '--project', dir);
+  const runs = (n) => (out) => {
+    if (JSON.parse(out).runs.length !== n) throw new Error(`expected ${n} hook run(s): ${out.slice(0, 200)}`);
+  };
+  const bin = (name) => join(repo, 'node_modules', '.bin', name);
+  const node = process.execPath;
   const commands = [
-    { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
-    { name: 'zerotwo-hooks (single executable)', cmd: join(pkg, 'bin', 'zerotwo-hooks'), args: core, cli: true },
+    { name: 'node -e 0', cmd: node, args: ['-e', '0'] },
     {
-      name: 'hookwarden-agent hooks (single executable)',
+      name: 'floor: node spawnSync sh -c (same hook)',
+      cmd: node,
+      args: ['-e', "require('child_process').spawnSync('/bin/sh', ['-c', 'cat >/dev/null'], { input: '{}' })"],
+    },
+    { name: 'zerotwo-hooks, npm bin', cmd: bin('zerotwo-hooks'), args: core, input: event, check: runs(1) },
+    {
+      name: 'zerotwo-hooks, npm bin, no hook matches',
+      cmd: bin('zerotwo-hooks'),
+      args: core,
+      input: noMatch,
+      check: runs(0),
+    },
+    {
+      name: 'hookwarden-agent hooks, npm bin',
+      cmd: bin('hookwarden-agent'),
+      args: agent,
+      input: event,
+      check: runs(1),
+    },
+    {
+      name: 'hookwarden-agent hooks, npm bin, no hook matches',
+      cmd: bin('hookwarden-agent'),
+      args: agent,
+      input: noMatch,
+      check: runs(0),
+    },
+    {
+      name: 'zerotwo-hooks, single executable',
+      cmd: join(pkg, 'bin', 'zerotwo-hooks'),
+      args: core,
+      input: event,
+      check: runs(1),
+    },
+    {
+      name: 'hookwarden-agent hooks, single executable',
       cmd: join(pkg, 'bin', 'hookwarden-agent'),
       args: agent,
-      cli: true,
+      input: event,
+      check: runs(1),
     },
     {
-      name: 'zerotwo-hooks (bundled .cjs on node)',
-      cmd: process.execPath,
+      name: 'zerotwo-hooks, single executable, no hook matches',
+      cmd: join(pkg, 'bin', 'zerotwo-hooks'),
+      args: core,
+      input: noMatch,
+      check: runs(0),
+    },
+    {
+      name: 'zerotwo-hooks, packaged .cjs on node',
+      cmd: node,
       args: [join(pkg, 'lib', 'zerotwo-hooks.cjs'), ...core],
+      input: event,
+      check: runs(1),
     },
     {
-      name: 'hookwarden-agent hooks (bundled .cjs on node)',
-      cmd: process.execPath,
-      args: [join(pkg, 'lib', 'hookwarden-agent.cjs'), ...agent],
-    },
-    {
-      name: 'zerotwo-hooks (workspace dist/, tsc output)',
-      cmd: process.execPath,
+      name: 'zerotwo-hooks, workspace dist/ (tsc output)',
+      cmd: node,
       args: [join(repo, 'libs/hook-core/dist/cli/main.js'), ...core],
-    },
-    {
-      name: 'hookwarden-agent hooks (workspace dist/, tsc output)',
-      cmd: process.execPath,
-      args: [join(repo, 'apps/agent-sync/dist/cli/main.js'), ...agent],
+      input: event,
+      check: runs(1),
     },
   ];
-  const env = { ...process.env };
-  delete env.NODE_EXTRA_CA_CERTS;
-  delete env.NODE_OPTIONS;
-  const times = commands.map(() => []);
-  for (let i = 0; i < RUNS + 3; i++) {
-    for (const [k, c] of commands.entries()) {
-      const t0 = performance.now();
-      const r = spawnSync(c.cmd, c.args, { input: event, env, encoding: 'utf8' });
-      const ms = performance.now() - t0;
-      if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
-      if (c.cli && JSON.parse(r.stdout).runs.length !== 1) throw new Error(`${c.name}: expected one hook run`);
-      if (i >= 3) times[k].push(ms);
-    }
-  }
-  const base = median(times[0]);
-  const rowsOut = commands.map((c, k) => ({
-    command: c.name,
-    runs: times[k].length,
-    medianMs: median(times[k]),
-    p95Ms: p95(times[k]),
-    ratio: median(times[k]) / base,
-  }));
-  console.log(`\nper-event process (NODE_EXTRA_CA_CERTS unset; ${RUNS} runs each, interleaved), medians in ms`);
-  console.log('command                                              |   median |      p95 | ratio to node -e 0');
-  for (const r of rowsOut)
-    console.log(`${r.command.padEnd(52)} | ${f(r.medianMs)} | ${f(r.p95Ms)} | ${r.ratio.toFixed(2).padStart(6)}`);
-  for (const r of rowsOut.slice(1, 3))
-    console.log(
-      `target: ${r.command} median ≤ 1.5 × node -e 0 → ${r.ratio.toFixed(2)} ${r.ratio <= 1.5 ? 'PASS' : 'FAIL'}`,
-    );
-  return { runs: RUNS, rows: rowsOut };
+  const rows = timeProcesses(commands, { runs: RUNS });
+  const [base, floor, zNpm, zNpmNone, aNpm, aNpmNone, zSea, aSea] = rows;
+  printProcessTable(
+    `per-event process (NODE_EXTRA_CA_CERTS unset; ${RUNS} runs each, interleaved; wall ms from fork to exit)`,
+    rows,
+    base,
+  );
+  const targets = [
+    target('zerotwo-hooks dispatch, npm bin, 1 matching hook', zNpm, floor, 1.15),
+    target('hookwarden-agent hooks dispatch, npm bin, 1 matching hook', aNpm, floor, 1.15),
+    target('zerotwo-hooks dispatch, npm bin, no hook matches', zNpmNone, base, 1.3),
+    target('hookwarden-agent hooks dispatch, npm bin, no hook matches', aNpmNone, base, 1.3),
+    target('zerotwo-hooks single executable', zSea, { ...zNpm, name: 'the npm bin' }, 1.0),
+    target('hookwarden-agent single executable', aSea, { ...aNpm, name: 'the npm bin' }, 1.0),
+  ];
+  return { runs: RUNS, rows, targets };
 }

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// zerotwo-hooks in a checkout: runs the compiled CLI (dist/cli/main.js), building this package first if it never was.
+// zerotwo-hooks in a checkout: runs the CLI's bundle with its code cache (scripts/run-bin.cjs; made from the compiled
+// dist/ and remade when that is newer), compiling this package first if it never was.
 // (npm links workspace bins at install time, before any build: this checked-in file is what it links.)
 'use strict';
-const { spawnSync } = require('node:child_process');
-const { existsSync } = require('node:fs');
 const path = require('node:path');
 
 const pkg = path.resolve(__dirname, '..');
-const main = path.join(pkg, 'dist', 'cli', 'main.js');
-if (!existsSync(main)) {
+
+// Compiles this package (first run in a checkout), or exits saying how to.
+function compile(main) {
+  const { spawnSync } = require('node:child_process');
+  const { existsSync } = require('node:fs');
   const repo = path.resolve(pkg, '..', '..');
   const tsc = path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
   const where = path.relative(repo, pkg);
@@ -26,4 +28,5 @@ if (!existsSync(main)) {
     process.exit(1);
   }
 }
-require(main);
+
+require(path.join(pkg, '..', '..', 'scripts', 'run-bin.cjs')).run('zerotwo-hooks', compile);

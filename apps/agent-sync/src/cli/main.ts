@@ -2,13 +2,38 @@
 // hookwarden-agent entry point (also the entry of its startup snapshot and single executable).
 import { CommanderError } from 'commander';
 import { startCli, warmUpCli } from '@hookwarden/hook-core/cli';
-import { buildProgram } from './program';
+
+// The program with every command, loaded on demand: a hook event (`hooks …`) needs none of it.
+function program(): typeof import('./program') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./program') as typeof import('./program');
+}
+
+// The hook path alone (cli/hooks-run.ts).
+function hooksRun(): typeof import('./hooks-run') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./hooks-run') as typeof import('./hooks-run');
+}
+
+// Whether commander would take an argument after `hooks` as the program's own version flag (options are found
+// anywhere on the line up to `--`): then the program handles the line, as it always did.
+function versionFlagIn(args: readonly string[]): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a.startsWith('--version') || /^-[^-]*V/.test(a)) return true;
+  }
+  return false;
+}
 
 // Runs one command line (the arguments after the executable); resolves with the exit code.
 async function main(args: string[]): Promise<number> {
-  const program = buildProgram();
   try {
-    await program.parseAsync(args, { from: 'user' });
+    // The program's `hooks` command passes every argument after it on as well (no option of its own, no help).
+    if (args[0] === 'hooks' && !versionFlagIn(args)) {
+      process.exitCode = await hooksRun().runHooks(args.slice(1));
+      return 0;
+    }
+    await program().buildProgram().parseAsync(args, { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
@@ -26,6 +51,7 @@ startCli(
   },
   () => {
     warmUpCli();
-    buildProgram();
+    hooksRun();
+    program().buildProgram();
   },
 );

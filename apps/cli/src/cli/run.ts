@@ -1,11 +1,18 @@
 // Runs the hookwarden program and prints errors (message + located problems) without stack traces.
 import { CommanderError } from 'commander';
 import { CliError, formatProblem } from './errors';
+import { CLI_VERSION } from '../version';
 import { buildProgram, namesSubcommand } from './program';
 
 // Runs the CLI; resolves to the exit code.
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram(!namesSubcommand(buildProgram(), argv.slice(2)));
+  const args = argv.slice(2);
+  // `hookwarden --version` alone: what commander prints for it, without building the program.
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    process.stdout.write(`${CLI_VERSION}\n`);
+    return 0;
+  }
+  const program = buildProgram(!namesSubcommand(args), args);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

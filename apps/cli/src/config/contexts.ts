@@ -2,29 +2,60 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CliError } from '../cli/errors';
 import { type CliEnv, cliEnv, defaultConfigPath } from './env';
 import { readBounded, securePrivateDir, writePrivate } from './files';
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-const contextSchema = z
-  .object({
-    url: z.url({ protocol: /^https?$/ }),
-    token: z.string().min(1).max(4096).optional(),
-  })
-  .strict();
+// The config file's schemas (zod loads when a config file or a server URL needs judging, not for `--version`).
+function makeSchemas({ z }: typeof import('zod')) {
+  const serverUrl = z.url({ protocol: /^https?$/ });
+  const contextSchema = z
+    .object({
+      url: serverUrl,
+      token: z.string().min(1).max(4096).optional(),
+    })
+    .strict();
+  const configSchema = z
+    .object({
+      current: z.string().min(1).optional(),
+      contexts: z.record(z.string().min(1).max(200), contextSchema).default({}),
+    })
+    .strict();
+  return { serverUrl, contextSchema, configSchema };
+}
+let built: ReturnType<typeof makeSchemas> | undefined;
+// The schemas, made on first use.
+function schemas(): ReturnType<typeof makeSchemas> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (built ??= makeSchemas(require('zod') as typeof import('zod')));
+}
 
-const configSchema = z
-  .object({
-    current: z.string().min(1).optional(),
-    contexts: z.record(z.string().min(1).max(200), contextSchema).default({}),
-  })
-  .strict();
+export type ContextEntry = z.infer<ReturnType<typeof makeSchemas>['contextSchema']>;
+export type CliConfig = z.infer<ReturnType<typeof makeSchemas>['configSchema']>;
 
-export type ContextEntry = z.infer<typeof contextSchema>;
-export type CliConfig = z.infer<typeof configSchema>;
+/** A URL of the plainest form: scheme, host of letters, digits, dots and dashes, a port, a path of unreserved characters. */
+const PLAIN_HTTP_URL = /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:\/[A-Za-z0-9._~\/-]*)?$/;
+
+// The schema's reading of a config that holds no context (an empty file, or only `current`), without zod.
+function plainConfig(doc: unknown): { success: true; data: CliConfig } | undefined {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined;
+  const keys = Object.keys(doc);
+  const current = (doc as { current?: unknown }).current;
+  if (keys.length === 0) return { success: true, data: { contexts: {} } };
+  if (keys.length === 1 && typeof current === 'string' && current.length > 0)
+    return { success: true, data: { current, contexts: {} } };
+  return undefined;
+}
+
+// Whether `url` is an http(s) server URL the config schema accepts: a plain one that the URL parser reads is (the
+// schema checks exactly that for it), anything else the schema judges.
+export function isServerUrl(url: string): boolean {
+  if (PLAIN_HTTP_URL.test(url) && URL.canParse(url)) return true;
+  return schemas().serverUrl.safeParse(url).success;
+}
 
 /** Where the configuration lives and what it holds. */
 export interface LoadedConfig {
@@ -55,7 +86,7 @@ export async function loadConfig(file: string, warn: (msg: string) => void = () 
       { file, line: e.line, column: e.column, message: e.message.split('\n')[0] ?? e.message },
     ]);
   }
-  const parsed = configSchema.safeParse(doc);
+  const parsed = plainConfig(doc) ?? schemas().configSchema.safeParse(doc);
   if (!parsed.success) {
     throw new CliError(
       `${file}: invalid configuration`,
@@ -102,8 +133,7 @@ export function resolveTarget(loaded: LoadedConfig, contextName: string | undefi
       'no server configured: run `hookwarden login --url URL --token TOKEN`, or set HOOKWARDEN_URL and HOOKWARDEN_TOKEN',
     );
   }
-  const checked = z.url({ protocol: /^https?$/ }).safeParse(url);
-  if (!checked.success)
+  if (!isServerUrl(url))
     throw new CliError(`invalid server URL ${JSON.stringify(url)} (expected http(s)://host[:port])`);
   return {
     url: url.replace(/\/+$/, ''),

@@ -1,27 +1,37 @@
 // The environment the CLI reads, parsed once (nothing else reads process.env).
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 
-const envSchema = z.object({
-  HOOKWARDEN_URL: z.string().trim().min(1).optional(),
-  HOOKWARDEN_TOKEN: z.string().trim().min(1).optional(),
-  HOOKWARDEN_CONTEXT: z.string().trim().min(1).optional(),
-  HOOKWARDEN_CONFIG: z.string().trim().min(1).optional(),
-  XDG_CONFIG_HOME: z.string().trim().min(1).optional(),
-  HOME: z.string().optional(),
-  NO_COLOR: z.string().optional(),
-});
+/** The variables the CLI reads: `trim` ones are read trimmed (every one is dropped when empty or blank). */
+const ENV_VARIABLES = {
+  HOOKWARDEN_URL: 'trim',
+  HOOKWARDEN_TOKEN: 'trim',
+  HOOKWARDEN_CONTEXT: 'trim',
+  HOOKWARDEN_CONFIG: 'trim',
+  XDG_CONFIG_HOME: 'trim',
+  HOME: 'as-is',
+  NO_COLOR: 'as-is',
+} as const satisfies Record<string, 'trim' | 'as-is'>;
 
-export type CliEnv = z.infer<typeof envSchema>;
+export type CliEnv = { -readonly [K in keyof typeof ENV_VARIABLES]?: string };
+
+// The variables the CLI reads, from an environment (no zod: every command, `--version` too, reads them).
+function parseEnv(source: NodeJS.ProcessEnv): CliEnv {
+  const env: CliEnv = {};
+  for (const [name, how] of Object.entries(ENV_VARIABLES) as [keyof CliEnv, 'trim' | 'as-is'][]) {
+    const value = source[name];
+    if (value === undefined || value.trim() === '') continue;
+    env[name] = how === 'trim' ? value.trim() : value;
+  }
+  return env;
+}
 
 let cached: CliEnv | undefined;
 
 // The parsed environment (empty strings count as unset).
 export function cliEnv(source: NodeJS.ProcessEnv = process.env): CliEnv {
   if (source === process.env && cached) return cached;
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v.trim() !== ''));
-  const parsed = envSchema.parse(cleaned);
+  const parsed = parseEnv(source);
   if (source === process.env) cached = parsed;
   return parsed;
 }

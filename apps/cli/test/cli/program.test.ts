@@ -1,7 +1,8 @@
 // The command tree: every command documents examples in --help; option parsers; completion scripts.
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { buildProgram } from '../../src/cli/program';
+import { Command as Program } from 'commander';
+import { buildProgram, COMMAND_GROUPS } from '../../src/cli/program';
 import { parseDuration, parseRate, parseRings } from '../../src/cli/parse';
 import { problemsFrom } from '../../src/client/api-client';
 import { formatProblem } from '../../src/cli/errors';
@@ -30,6 +31,22 @@ describe('program', () => {
       expect(cmd.description(), name).not.toBe('');
       expect(helpOf(cmd), name).toMatch(/Examples:\n {2}\$ .*hookwarden/);
     }
+  });
+
+  it('loads each command group by the names its module registers, and only the groups a command line names', () => {
+    const registered = COMMAND_GROUPS.map((g) => {
+      const p = new Program('x');
+      g.load()(p);
+      return p.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+    });
+    expect(registered).toEqual(COMMAND_GROUPS.map((g) => [...g.names]));
+    const top = (args: string[]) => buildProgram(true, args).commands.map((c) => c.name());
+    expect(top(['groups', 'list'])).toEqual(['groups']);
+    expect(top(['-o', 'json', 'group', 'get', 'x'])).toEqual(['groups']);
+    expect(top(['plan', '-f', 'dir'])).toEqual(['plan', 'apply', 'validate', 'export']);
+    // No command named (help, an unknown command's suggestion) or completion: every group.
+    expect(top(['--help'])).toEqual(buildProgram().commands.map((c) => c.name()));
+    expect(top(['completion', 'bash'])).toHaveLength(buildProgram().commands.length);
   });
 
   it('parses durations, rates and rings, naming the option on error', () => {

@@ -5,3 +5,6 @@ export { EXIT, type CliIo } from './common';
 export { startCli, userArgs } from './startup';
 export { warmUpCli } from './warm-up';
 export { HOOK_CORE_VERSION } from '../version';
+// The capture settings as the hooks path reads them (the agent's cached copy), without loading zod when they are plain.
+export { parseCaptureSettings, DEFAULT_CAPTURE_SETTINGS } from '../record/capture';
+export type { CaptureSettings } from '../record/capture-schema';

@@ -3,11 +3,11 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { discoverHooks, type DiscoverOptions } from '../config/discover';
 import {
   type CaptureMode,
-  type CaptureSettings,
   DEFAULT_CAPTURE_SETTINGS,
   MAX_EXCERPT_BYTES_LIMIT,
   redactPatternError,
 } from '../record/capture';
+import type { CaptureSettings } from '../record/capture-schema';
 import type { Discovery } from '../types';
 
 /** Parsed global options. */

@@ -3,7 +3,8 @@
 import type { ConfigDiagnostic, HandlerConfig, HookEvent } from '../types';
 import { lintPolicy } from '../policy/lint';
 import { isPlainObject, parsePolicyToml } from '../policy/parse';
-import { HOOKS_TABLE_KEYS, type PolicyDocument } from '../policy/schema';
+import { HOOKS_TABLE_KEYS } from '../policy/keys';
+import type { PolicyDocument } from '../policy/schema';
 import { DiagnosticCollector } from './diagnostics';
 import { isHookEvent } from './events';
 import { normalizeHooksTable, type NormalizedEvent, type NormalizedGroup, type NormalizedHandler } from './normalize';

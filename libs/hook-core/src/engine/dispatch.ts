@@ -12,8 +12,8 @@ import {
   DEFAULT_CAPTURE_SETTINGS,
   MAX_ERROR_BYTES,
   redactExcerpt,
-  type CaptureSettings,
 } from '../record/capture';
+import type { CaptureSettings } from '../record/capture-schema';
 import type { LinearRegex } from '../match/regex';
 import type { RunRecordDraft, ToolCall } from '../record/schema';
 import type { RunRecordSink } from '../record/sink';

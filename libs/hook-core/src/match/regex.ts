@@ -1,5 +1,5 @@
 // The one regex compiler of the engine: RE2 syntax and linear-time matching (re2js), for matchers and redaction.
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 
 /** Longest pattern accepted (matchers, redaction patterns): compile cost stays bounded whatever a file holds. */
 export const MAX_REGEX_PATTERN_LENGTH = 4096;
@@ -17,10 +17,45 @@ export type RegexCompileResult = { ok: true; regex: LinearRegex } | { ok: false;
 
 const cache = new Map<string, RegexCompileResult>();
 
+/**
+ * Patterns made only of word characters, `|`, `^` and `$` (`^Bash$`, `^Read|Write$`): no quantifier, class or
+ * group, so a JavaScript RegExp matches them exactly as RE2 does (`^`/`$` at the text's ends, no multi-line flag)
+ * and in linear time; the common matchers compile without loading re2js.
+ */
+const LITERAL_ALTERNATION = /^[A-Za-z0-9_|^$]*$/;
+
+// re2js, loaded on the first pattern that needs it (it is the largest module of a hook event otherwise).
+function re2(): typeof RE2JS {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('re2js') as typeof import('re2js')).RE2JS;
+}
+
 // Rewrites RE2's error text ("error parsing regexp: missing closing ): `(`") to the part a user needs.
 function cleanError(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
   return msg.replace(/^error parsing regexp:\s*/, '');
+}
+
+// An RE2-compiled pattern (throws RE2's syntax error).
+function re2Regex(pattern: string): LinearRegex {
+  const RE2JS = re2();
+  const re = RE2JS.compile(pattern);
+  return {
+    source: pattern,
+    test: (text) => re.test(text),
+    replaceAll: (text, replacement) => re.matcher(text).replaceAll(RE2JS.quoteReplacement(replacement)),
+  };
+}
+
+// A LITERAL_ALTERNATION pattern: tested by a JavaScript RegExp; replacing (redaction only) still goes through RE2.
+function literalRegex(pattern: string): LinearRegex {
+  const js = new RegExp(pattern);
+  let replacer: LinearRegex | undefined;
+  return {
+    source: pattern,
+    test: (text) => js.test(text),
+    replaceAll: (text, replacement) => (replacer ??= re2Regex(pattern)).replaceAll(text, replacement),
+  };
 }
 
 // Compiles a pattern (cached) with RE2 semantics: what validation accepts is exactly what dispatch runs.
@@ -32,13 +67,7 @@ export function compileLinearRegex(pattern: string): RegexCompileResult {
     result = { ok: false, error: `pattern longer than ${MAX_REGEX_PATTERN_LENGTH} characters` };
   } else {
     try {
-      const re = RE2JS.compile(pattern);
-      const regex: LinearRegex = {
-        source: pattern,
-        test: (text) => re.test(text),
-        replaceAll: (text, replacement) => re.matcher(text).replaceAll(RE2JS.quoteReplacement(replacement)),
-      };
-      result = { ok: true, regex };
+      result = { ok: true, regex: LITERAL_ALTERNATION.test(pattern) ? literalRegex(pattern) : re2Regex(pattern) };
     } catch (e) {
       result = { ok: false, error: cleanError(e) };
     }

@@ -1,6 +1,7 @@
 // The policy/bundle contract: the version this engine understands (agents report it) and the minimum a policy's
 // content needs, derived from what the content uses; one table the compiler checks.
-import { HOOKS_TABLE_KEYS, type PolicyDocument } from './schema';
+import { HOOKS_TABLE_KEYS } from './keys';
+import type { PolicyDocument } from './schema';
 
 /** The contract this engine and its agent understand. Exported once; agents report it in every status report. */
 export const CONTRACT_VERSION = 2;

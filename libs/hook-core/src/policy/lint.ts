@@ -12,7 +12,8 @@ import {
 import { compileConfigMatcher, matcherLooksLikeExpression } from '../config/matcher';
 import { additionalContextIgnored, sessionEndClamped, timeoutClamped } from '../config/messages';
 import { tomlLocator } from '../config/toml-located';
-import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, type PolicyDocument, type PolicyHandler } from './schema';
+import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS } from './keys';
+import type { PolicyDocument, PolicyHandler } from './schema';
 import { isPlainObject } from './parse';
 import { checkBundleContent, filePathProblem } from '../bundle/content';
 

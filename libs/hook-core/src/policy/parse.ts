@@ -5,7 +5,9 @@ import { DiagnosticCollector, type DocPath, type Locator } from '../config/diagn
 import { isHookEvent } from '../config/events';
 import { parseTomlLocated } from '../config/toml-located';
 import { markTomlFloats, TomlFloat } from './toml-values';
-import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS, PolicyDocumentSchema, type PolicyDocument } from './schema';
+import { HOOKS_TABLE_KEYS, INTERPRETED_TOP_KEYS } from './keys';
+import type { PolicyDocument } from './schema';
+import { readPolicyShape } from './shape';
 
 export type PolicyParseResult =
   | { ok: true; policy: PolicyDocument; diagnostics: ConfigDiagnostic[] }
@@ -49,6 +51,14 @@ function reportIssue(issue: z.core.$ZodIssue, out: DiagnosticCollector): void {
   out.error(code, issue.message, path);
 }
 
+// PolicyDocumentSchema.safeParse: the zod-free reading when it vouches for the value, else the schema (loaded then).
+function schemaParse(value: unknown): z.ZodSafeParseResult<PolicyDocument> {
+  const data = readPolicyShape(value);
+  if (data !== undefined) return { success: true, data };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- zod loads only for a document it must judge
+  return (require('./schema') as typeof import('./schema')).PolicyDocumentSchema.safeParse(value);
+}
+
 // Shared validation of an already-parsed requirements document.
 function validate(value: unknown, out: DiagnosticCollector): PolicyParseResult {
   if (!isPlainObject(value)) {
@@ -66,7 +76,7 @@ function validate(value: unknown, out: DiagnosticCollector): PolicyParseResult {
       out.error('unknown_event', `unknown hook event \`${key}\` in [hooks]`, ['hooks', key]);
     }
   }
-  const parsed = PolicyDocumentSchema.safeParse(value);
+  const parsed = schemaParse(value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       if (issue.path[0] === 'hooks' && unknownEvents.has(String(issue.path[1]))) continue;

@@ -1,7 +1,8 @@
 // Canonical TOML rendering of a PolicyDocument: hook-system keys in a fixed order first, carried keys sorted.
 import { stringify } from 'smol-toml';
 import { HOOK_EVENTS } from '../types';
-import { HANDLER_KEY_ORDER, HOOKS_TABLE_KEYS, type PolicyDocument } from './schema';
+import { HANDLER_KEY_ORDER, HOOKS_TABLE_KEYS } from './keys';
+import type { PolicyDocument } from './schema';
 import { isPlainObject } from './parse';
 import { floatPlaceholders, TomlFloat } from './toml-values';
 

@@ -1,47 +1,20 @@
 // Output capture settings for run records (none, digests, or redacted bounded excerpts): the one schema the API
 // stores per group, the agent caches and passes to the engine, and the engine applies. Redaction patterns are RE2
 // (the engine's linear-time compiler), and every text is bounded before it is redacted.
-import { z } from 'zod';
 import { compileLinearRegex, regexError, type LinearRegex } from '../match/regex';
 import { canonicalJson } from '../trust/canonical-json';
 import { sha256Hex } from './canonical';
 import type { OutputCapture, ToolCall } from './schema';
+import type { CaptureSettings } from './capture-schema';
+import { CAPTURE_MODES, type CaptureMode, MAX_EXCERPT_BYTES_LIMIT } from './capture-limits';
 
-/** What records keep of hook output. */
-export const CAPTURE_MODES = ['none', 'digests', 'excerpts'] as const;
-export type CaptureMode = (typeof CAPTURE_MODES)[number];
-
-/** Largest excerpt bound an admin may set (bytes). */
-export const MAX_EXCERPT_BYTES_LIMIT = 65_536;
-/** Most extra redaction patterns, and the longest one (characters). */
-export const MAX_REDACT_PATTERNS = 100;
-export const MAX_REDACT_PATTERN_CHARS = 500;
-
-/** The capture settings (a group's audit settings): mode, excerpt bound, extra patterns, default patterns on/off. */
-export const captureSettingsSchema = z.object({
-  capture: z
-    .enum(CAPTURE_MODES)
-    .describe('none: no output; digests: sha256 only; excerpts: bounded excerpts, redacted, plus digests'),
-  maxExcerptBytes: z.number().int().min(0).max(MAX_EXCERPT_BYTES_LIMIT),
-  redactPatterns: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .max(MAX_REDACT_PATTERN_CHARS)
-        .refine((s) => redactPatternError(s) === null, 'not a valid regular expression (RE2 syntax)'),
-    )
-    .max(MAX_REDACT_PATTERNS)
-    .describe('extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED]'),
-  useDefaultRedact: z.boolean().describe('also apply the built-in secret and token patterns'),
-  inventoryCommands: z
-    .enum(['verbatim', 'program', 'hash', 'none'])
-    .default('program')
-    .describe(
-      'what hook inventories report of commands: verbatim (redacted), program (first word + sha256), hash (sha256 only), none',
-    ),
-});
-export type CaptureSettings = z.infer<typeof captureSettingsSchema>;
+export {
+  CAPTURE_MODES,
+  type CaptureMode,
+  MAX_EXCERPT_BYTES_LIMIT,
+  MAX_REDACT_PATTERNS,
+  MAX_REDACT_PATTERN_CHARS,
+} from './capture-limits';
 
 /** Default capture (used until a group's settings are known): digests plus 2 KiB excerpts, default redactions. */
 export const DEFAULT_CAPTURE_SETTINGS: Readonly<CaptureSettings> = {
@@ -51,6 +24,44 @@ export const DEFAULT_CAPTURE_SETTINGS: Readonly<CaptureSettings> = {
   useDefaultRedact: true,
   inventoryCommands: 'program',
 };
+
+const INVENTORY_COMMANDS: ReadonlySet<unknown> = new Set(['verbatim', 'program', 'hash', 'none']);
+
+/**
+ * `captureSettingsSchema.safeParse(raw)`'s data, or undefined when it fails: settings that are plainly valid (no
+ * extra pattern to compile) are read without zod, built as the schema builds them (its keys, in its order, the
+ * inventory default filled in); anything else goes to the schema. The agent reads its cached copy on every event.
+ */
+export function parseCaptureSettings(raw: unknown): CaptureSettings | undefined {
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
+    const v = raw as Record<string, unknown>;
+    const bytes = v['maxExcerptBytes'];
+    const inventory = v['inventoryCommands'] ?? 'program';
+    if (
+      (CAPTURE_MODES as readonly unknown[]).includes(v['capture']) &&
+      typeof bytes === 'number' &&
+      Number.isInteger(bytes) &&
+      bytes >= 0 &&
+      bytes <= MAX_EXCERPT_BYTES_LIMIT &&
+      Array.isArray(v['redactPatterns']) &&
+      v['redactPatterns'].length === 0 &&
+      typeof v['useDefaultRedact'] === 'boolean' &&
+      INVENTORY_COMMANDS.has(inventory)
+    )
+      return {
+        capture: v['capture'] as CaptureMode,
+        maxExcerptBytes: bytes,
+        redactPatterns: [],
+        useDefaultRedact: v['useDefaultRedact'],
+        inventoryCommands: inventory as CaptureSettings['inventoryCommands'],
+      };
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- zod loads only for settings it must judge
+  const parsed = (require('./capture-schema') as typeof import('./capture-schema')).captureSettingsSchema.safeParse(
+    raw,
+  );
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** Why a redaction pattern does not compile with the engine's compiler (RE2 syntax), or null when it does. */
 export function redactPatternError(source: string): string | null {
@@ -73,6 +84,48 @@ export const DEFAULT_REDACTIONS: readonly string[] = [
   String.raw`(?i:\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret))\s*[=:]\s*(?:"[^"]*"|'[^']*'|[^\s&;,]+)`,
   String.raw`(?i:[a-z][a-z0-9+.-]*://[^/\s:@]+:)[^@\s/]+@`,
 ];
+
+/**
+ * For each default pattern (same order), a literal every match of it contains. A text in which none is found (and
+ * that is ASCII, where case folding is plain) cannot match the pattern, so RE2 is not loaded to look: most hook
+ * events carry no secret-like text. `redaction-hints.test.ts` holds each hint against its pattern.
+ */
+export const DEFAULT_REDACTION_HINTS: readonly RegExp[] = [
+  /-----BEGIN /,
+  /AKIA|ASIA|AGPA|AIDA|AROA|ANPA/,
+  /aws_?secret_?access_?key/i,
+  /gh[pousr]_/,
+  /github_pat_/,
+  /glpat-/,
+  /xox[abposr]-/,
+  /sk-/,
+  /AIza/,
+  /eyJ/,
+  /bearer/i,
+  /password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key/i,
+  /:\/\//,
+];
+const NON_ASCII = /[^\x00-\x7f]/;
+
+// A default pattern compiled on first use, and only for a text its hint finds.
+function hintedRegex(source: string, hint: RegExp): LinearRegex {
+  let re: LinearRegex | undefined;
+  const compiled = (): LinearRegex => {
+    if (re) return re;
+    const c = compileLinearRegex(source);
+    if (!c.ok) throw new Error(`default redaction pattern does not compile: ${c.error}`);
+    return (re = c.regex);
+  };
+  const may = (text: string): boolean => hint.test(text) || NON_ASCII.test(text);
+  return {
+    source,
+    test: (text) => may(text) && compiled().test(text),
+    replaceAll: (text, replacement) => (may(text) ? compiled().replaceAll(text, replacement) : text),
+  };
+}
+const DEFAULT_PATTERNS: readonly LinearRegex[] = DEFAULT_REDACTIONS.map((src, i) =>
+  hintedRegex(src, DEFAULT_REDACTION_HINTS[i]!),
+);
 
 /** Marker replacing a redacted secret. */
 export const REDACTED = '[REDACTED]';
@@ -98,9 +151,10 @@ export function compileRedactions(
   const key = sources.join('\u0000');
   const hit = compiled.get(key);
   if (hit) return hit;
-  const patterns: LinearRegex[] = [];
+  // The defaults compile (a test holds it): they are compiled when a text needs them.
+  const patterns: LinearRegex[] = settings.useDefaultRedact ? [...DEFAULT_PATTERNS] : [];
   const invalid: { pattern: string; error: string }[] = [];
-  for (const src of sources) {
+  for (const src of settings.redactPatterns) {
     const c = compileLinearRegex(src);
     if (c.ok) patterns.push(c.regex);
     else invalid.push({ pattern: src, error: c.error });

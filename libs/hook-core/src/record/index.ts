@@ -2,5 +2,6 @@
 export * from './schema';
 export * from './canonical';
 export * from './capture';
+export * from './capture-schema';
 export * from './sink';
 export * from './spool';
