@@ -25,6 +25,7 @@ const TEST_AREAS = {
   // The audit pipeline and the sync contract run from the agent's spool/client to the API's ingest/bundle routes.
   'test/audit': ['apps/api', 'apps/agent-sync'],
   'test/sync': ['apps/api', 'apps/agent-sync'],
+  'test/ha': ['apps/api', 'apps/agent-sync'],
   'test/agent': ['apps/agent-sync'],
   'test/cli': ['apps/cli'],
   // The console is built on the generated admin client: its tests also check the client's types are current.
