@@ -67,7 +67,7 @@ beforeAll(async () => {
     HOOK_RUN_MAINTENANCE_INTERVAL_SEC: '2',
     HOOK_RUN_GAP_GRACE_SEC: '0',
   });
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
   await stopFleet(agents);

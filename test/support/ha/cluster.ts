@@ -90,7 +90,7 @@ export async function startCluster(
     },
     async restartApi(i) {
       apis[i] = startNode('main', apiEnv(i), o.fdLimit);
-      await until(() => ready(apiUrls[i]!), 60_000, `API instance ${i} to be ready`);
+      await until(() => ready(apiUrls[i]!), 120_000, `API instance ${i} to be ready`);
     },
     diagnose() {
       const tail = (name: string, p: Proc | null): string =>
@@ -107,7 +107,7 @@ export async function startCluster(
     },
   };
   try {
-    await Promise.all(apiUrls.map((u, i) => until(() => ready(u), 60_000, `API instance ${i} to be ready`)));
+    await Promise.all(apiUrls.map((u, i) => until(() => ready(u), 120_000, `API instance ${i} to be ready`)));
     await until(() => ready(url), 20_000, 'HAProxy to route');
     if (!haproxy.alive()) throw new Error('haproxy exited');
   } catch (err) {
