@@ -17,7 +17,7 @@ export function haproxyConfig(o: { port: number; servers: Server[]; maxconn?: nu
 export function spawnLimited(
   command: string,
   args: string[],
-  o?: { env?: NodeJS.ProcessEnv; fdLimit?: number; keep?: number },
+  o?: { env?: NodeJS.ProcessEnv; fdLimit?: number; keep?: number; stdin?: 'ignore' | 'pipe' },
 ): Proc;
 export function killProcess(proc: Proc | null | undefined, signal?: NodeJS.Signals): Promise<void>;
 export function startNode(script: 'main' | 'worker', env: NodeJS.ProcessEnv, fdLimit?: number): Proc;

@@ -13,7 +13,7 @@ export function installed(command) {
 }
 
 // The HAProxy configuration: one HTTP frontend, every API instance health-checked on /readyz (down after two failed
-// checks 250 ms apart), least connections (long polls spread evenly), a refused connection retried on another server.
+// checks 500 ms apart, each allowed 2 s), least connections (long polls spread evenly), a refused connection retried on another server.
 // When every instance is unready at once (a shared dependency failing over: Redis, the PostgreSQL primary), the same
 // instances serve as an unchecked backup pool: they answer what they can and 503 + Retry-After for the rest, instead
 // of HAProxy's own 503 for everything.
@@ -44,7 +44,8 @@ export function haproxyConfig({ port, servers, maxconn = 4096 }) {
     '  option allbackups',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    '  default-server inter 500 fastinter 250 downinter 500 fall 2 rise 2',
+    '  timeout check 2s',
+    '  default-server inter 1s fastinter 500 downinter 500 fall 2 rise 2',
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check`),
     ...servers.map((s) => `  server ${s.name}-unready 127.0.0.1:${s.port} backup`),
     '',
@@ -52,14 +53,14 @@ export function haproxyConfig({ port, servers, maxconn = 4096 }) {
 }
 
 // Spawns a command with the open-file limit raised to `fdLimit` (the shell's ulimit, then exec), output kept.
-export function spawnLimited(command, args, { env = process.env, fdLimit = 65536, keep = 200 } = {}) {
+export function spawnLimited(command, args, { env = process.env, fdLimit = 65536, keep = 200, stdin = 'ignore' } = {}) {
   const child = spawn(
     'sh',
     ['-c', `ulimit -n ${fdLimit} 2>/dev/null || ulimit -n $(ulimit -Hn); exec "$0" "$@"`, command, ...args],
     {
       cwd: ROOT,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [stdin, 'pipe', 'pipe'],
     },
   );
   const output = [];
