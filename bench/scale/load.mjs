@@ -114,11 +114,21 @@ async function onLine(line) {
       if (first.status !== 200) failed++;
     });
     results = new Array(agents.length);
+    // Like the agent: poll again when a poll ends unchanged (or fails, after a second), until the release arrives.
     // Polls are opened in steps so listen backlogs never overflow (SYN retries would distort the timings).
+    const poll = async (a, i) => {
+      for (;;) {
+        const headers = { prefer: 'wait=60', ...(a.etag ? { 'if-none-match': a.etag } : {}) };
+        const r = await getBundle(msg.url, a, headers, src(i));
+        if (r.status === 200 && t0 !== null) return r;
+        if (r.status === 200) a.etag = r.headers.etag;
+        else if (r.status !== 304 && r.status !== 204) await new Promise((res) => setTimeout(res, 1000));
+        if (t0 !== null && r.at > t0 + 120_000) return r;
+      }
+    };
     for (let i = 0; i < agents.length; i++) {
       const a = agents[i];
-      const headers = { prefer: 'wait=60', ...(a.etag ? { 'if-none-match': a.etag } : {}) };
-      void (a.session ? getBundle(msg.url, a, headers, src(i)) : Promise.resolve({ status: 0 })).then((r) => {
+      void (a.session ? poll(a, i) : Promise.resolve({ status: 0 })).then((r) => {
         results[i] = r;
         finished++;
         maybeDone();

@@ -69,6 +69,7 @@ async function held(url) {
   return Number(/^hookwarden_long_polls_held (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
+// Latencies are counted from t0, the moment the release request is sent (the load processes learn it 200 ms ahead).
 // Starts a load process and returns a line messenger.
 function startLoad() {
   const proc = spawnLimited(process.execPath, ['bench/scale/load.mjs'], { fdLimit: FD_LIMIT, stdin: 'pipe' });
@@ -296,10 +297,16 @@ async function main() {
     const failed = heldMsgs.reduce((s, m) => s + m.failed, 0);
     const expected = AGENTS - failed;
     let perInstance = [];
+    let shown = 0;
     await until(
       async () => {
         perInstance = await Promise.all(urls.map(held));
-        return perInstance.reduce((a, b) => a + b, 0) >= expected;
+        if (Date.now() - shown > 10_000) {
+          shown = Date.now();
+          log(`polls held so far: ${perInstance.join('/')}`);
+        }
+        // Agents poll again as soon as a poll ends, so all but the few between two polls are held.
+        return perInstance.reduce((a, b) => a + b, 0) >= Math.floor(expected * 0.99);
       },
       300_000,
       'every poll held',
@@ -310,9 +317,11 @@ async function main() {
     await new Promise((r) => setTimeout(r, 3000));
     const rss = apis.map((p) => rssMb(p.child.pid));
 
-    const t0 = now();
-    await api(base, 'POST', `/v1/groups/${group.id}/releases`, { policyVersionId: v2.id });
+    // The load processes learn t0 before the release is made (a poll woken before they knew it would be missed).
+    const t0 = now() + 200;
     loads.forEach((l) => l.send({ t0 }));
+    await new Promise((r) => setTimeout(r, t0 - now()));
+    await api(base, 'POST', `/v1/groups/${group.id}/releases`, { policyVersionId: v2.id });
     const done = await Promise.all(loads.map((l) => l.wait('done')));
     const lat = done.flatMap((d) => d.latencies).sort((a, b) => a - b);
     const errors = done.reduce((s, d) => s + d.errors, 0);

@@ -202,7 +202,12 @@ describe.skipIf(skip)('HA: the Redis master killed', () => {
 
     // Wake-ups resume: a release after the failover reaches every agent sooner than its 60 s poll ends (only the
     // pub/sub wake-up does that; the fallback is the poll wait plus the 30 s cache, docs/operations.md).
-    await waitFor(async () => (await heldPolls()) >= AGENTS, 30_000, 'every agent to hold a long poll again');
+    await waitFor(async () => (await heldPolls()) >= AGENTS, 60_000, 'every agent to hold a long poll again').catch(
+      async (err: Error) => {
+        const agentLogs = agents.map((a) => `--- ${a.name}:\n${a.proc?.stderr().slice(-1500) ?? ''}`).join('\n');
+        throw new Error(`${err.message}: ${await heldPolls()} held\n${agentLogs}\n${cluster.diagnose()}`);
+      },
+    );
     const v2 = await createVersion(target, fleet.policyId, requirementsToml(HA_MANAGED_DIR, 'v2'), files);
     await admin('POST', `/v1/groups/${fleet.groupId}/releases`, { policyVersionId: v2.versionId });
     await waitFor(

@@ -58,7 +58,7 @@ export async function startCluster(
     HOOKWARDEN_KEK: randomBytes(32).toString('base64'),
     HOOKWARDEN_CURSOR_SECRET: randomBytes(32).toString('hex'),
     TRUST_PROXY: 'loopback',
-    DATABASE_POOL_MAX: '5',
+    DATABASE_POOL_MAX: '10',
     ...env,
   };
   const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);

@@ -38,17 +38,13 @@ export async function enrollFleet(
       const stateDir = path.join(dir, name, 'state');
       await fs.mkdir(path.join(root, 'etc'), { recursive: true });
       await fs.writeFile(path.join(root, 'etc/machine-id'), `${name}-${Date.now()}-machine\n`);
-      const r = await runAgent([
-        'enroll',
-        '--server',
-        url,
-        '--secret',
-        secret.body.secret,
-        '--state-dir',
-        stateDir,
-        '--root',
-        root,
-      ]);
+      // The enroll command is one-shot: an overloaded API's 503 (Retry-After) is retried here, a few times.
+      const args = ['enroll', '--server', url, '--secret', secret.body.secret, '--state-dir', stateDir, '--root', root];
+      let r = await runAgent(args);
+      for (let attempt = 0; r.code !== 0 && / 503 /.test(r.stderr) && attempt < 5; attempt++) {
+        await new Promise((res) => setTimeout(res, 1000 * (attempt + 1)));
+        r = await runAgent(args);
+      }
       if (r.code !== 0) throw new Error(`enroll ${name}: ${r.code} ${r.stderr}`);
       const creds = JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8')) as {
         endpointId: string;
