@@ -25,6 +25,7 @@ const TEST_AREAS = {
   // The audit pipeline and the sync contract run from the agent's spool/client to the API's ingest/bundle routes.
   'test/audit': ['apps/api', 'apps/agent-sync'],
   'test/sync': ['apps/api', 'apps/agent-sync'],
+  // High availability: the API and worker on failing-over engines, with real agents.
   'test/ha': ['apps/api', 'apps/agent-sync'],
   'test/agent': ['apps/agent-sync'],
   'test/cli': ['apps/cli'],

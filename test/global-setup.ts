@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { admin, runDatabasePattern, TEMPLATE_DB, urlFor } from './support/db';
+import { haPostgresSkipLine } from './support/ha/postgres';
 import { RUN_PREFIX, RUN_PREFIX_PATTERN, TEST_REDIS_URL } from './support/run';
 import { HAS_SHARED, SHARED_DIR, SHARED_NEEDS, SHARED_SUITES } from './support/shared';
 
@@ -23,6 +24,9 @@ export default async function setup(): Promise<() => Promise<void>> {
       'wine not found: skipping test/windows (the agent and engine on Windows, under Wine) — ' +
         'apt-get install -y --no-install-recommends wine wine64 to run it',
     );
+  // The HA PostgreSQL suites (test/ha: Patroni + etcd + HAProxy): one line when they cannot run here.
+  const haPostgres = haPostgresSkipLine();
+  if (haPostgres && process.env.CI !== 'true') console.log(haPostgres);
   if (!HAS_SHARED) {
     const missing = SHARED_NEEDS.filter((p) => !existsSync(p)).join(', ');
     if (process.env.CI === 'true')

@@ -18,12 +18,13 @@ export interface TestApi {
 
 // Starts the API on 127.0.0.1 with its own database; `env` overrides configuration variables. `sameAs` starts
 // another instance of an existing test API (its database, Redis prefix and admin token; the first one drops them).
+// `db` runs it on a database the caller owns (e.g. the HA cluster's, test/support/ha/postgres.ts): never dropped here.
 export async function startTestApi(
   env: Record<string, string> = {},
-  options: { bootstrap?: boolean; sameAs?: TestApi } = {},
+  options: { bootstrap?: boolean; sameAs?: TestApi; db?: TestDatabase } = {},
 ): Promise<TestApi> {
   const peer = options.sameAs;
-  const db = peer ? peer.db : await createTestDatabase();
+  const db = peer ? peer.db : (options.db ?? (await createTestDatabase()));
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
@@ -49,7 +50,7 @@ export async function startTestApi(
     db,
     close: async () => {
       await app.close();
-      if (!peer) await db.drop();
+      if (!peer && !options.db) await db.drop();
     },
   };
 }

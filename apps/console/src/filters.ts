@@ -1,8 +1,12 @@
 // The filters of the console's lists: each filter form's fields, keyed by the API route's filters (its query
 // parameters from the OpenAPI document, minus paging and format), and one table naming every list route of the
 // document with what the console offers for it. A filter the API adds fails the type check here until a form has it.
-import type { FilterName, ListPath, PathsWith } from '@hookwarden/admin-client';
-import { HOOK_FILTERS } from './inventory';
+import type { FilterName, ListPath, PathsWith, QueryParams } from '@hookwarden/admin-client';
+import { allOf } from './components/pick-list';
+import { type HOOK_FILTERS, type HookFilter } from './inventory';
+
+/** How a form offers a filter: enumerated ones as pick lists (`pick`, `bool`, `group`), never as free text. */
+export type FilterKind = 'text' | 'pick' | 'group' | 'bool' | 'datetime';
 
 // Compile-time check that a form's field keys are exactly the route's filters (true, or the filters missing).
 type Exhaustive<P extends PathsWith<'GET'>, K extends string> = [Exclude<FilterName<P>, K>] extends [never]
@@ -31,16 +35,81 @@ export const HOOK_RUN_FILTERS = [
 export type HookRunFilter = (typeof HOOK_RUN_FILTERS)[number]['key'];
 const hookRunsComplete: Exhaustive<'/v1/hook-runs', HookRunFilter> = true;
 
-/** Every filter of GET /v1/audit-log, in form order. */
+type AuditQuery = QueryParams<'GET', '/v1/audit-log'>;
+/** Every audit action the API filters by (the compiler checks the list is all of them). */
+export const AUDIT_ACTIONS = allOf<NonNullable<AuditQuery['action']>>()([
+  'group.create',
+  'group.update',
+  'group.delete',
+  'group.audit_settings.update',
+  'policy.create',
+  'policy.update',
+  'policy.move',
+  'policy.delete',
+  'policy.version.create',
+  'release.create',
+  'release.advance',
+  'release.pause',
+  'release.auto_pause',
+  'release.resume',
+  'release.abort',
+  'endpoint.enroll',
+  'endpoint.reenroll',
+  'endpoint.enroll_pending',
+  'endpoint.key_migrate',
+  'endpoint.revoke',
+  'endpoint.move',
+  'endpoint.approve',
+  'endpoint.reject',
+  'endpoint.readmit',
+  'endpoint.retire',
+  'enrollment_secret.create',
+  'enrollment_secret.revoke',
+  'signing_key.create',
+  'signing_key.activate',
+  'signing_key.retire',
+  'token.create',
+  'token.create_personal',
+  'token.bootstrap',
+  'token.revoke',
+  'session.create',
+  'session.refuse',
+  'session.role_change',
+  'session.revoke',
+  'inventory.deny_hash',
+  'inventory.undeny_hash',
+  'hook_runs.partition.drop',
+]);
+/** Every audit target type. */
+export const AUDIT_TARGET_TYPES = allOf<NonNullable<AuditQuery['targetType']>>()([
+  'group',
+  'policy',
+  'release',
+  'endpoint',
+  'enrollment_secret',
+  'signing_key',
+  'token',
+  'session',
+  'hook_hash',
+  'hook_runs_partition',
+]);
+
+/** Every filter of GET /v1/audit-log, in form order; enumerated ones with their values. */
 export const AUDIT_FILTERS = [
-  { key: 'actionPrefix', label: 'Action prefix', placeholder: 'policy.' },
-  { key: 'action', label: 'Action', placeholder: 'policy.version.create' },
-  { key: 'actor', label: 'Actor (id or name)' },
-  { key: 'targetType', label: 'Target type' },
-  { key: 'targetId', label: 'Target id' },
-  { key: 'from', label: 'From (ISO time)', placeholder: '2026-01-01T00:00:00Z' },
-  { key: 'to', label: 'To (ISO time)' },
-] as const satisfies ReadonlyArray<{ key: FilterName<'/v1/audit-log'>; label: string; placeholder?: string }>;
+  { key: 'actionPrefix', label: 'Action prefix', kind: 'text', placeholder: 'policy.' },
+  { key: 'action', label: 'Action', kind: 'pick', options: AUDIT_ACTIONS },
+  { key: 'actor', label: 'Actor (id or name)', kind: 'text' },
+  { key: 'targetType', label: 'Target type', kind: 'pick', options: AUDIT_TARGET_TYPES },
+  { key: 'targetId', label: 'Target id', kind: 'text' },
+  { key: 'from', label: 'From (ISO time)', kind: 'text', placeholder: '2026-01-01T00:00:00Z' },
+  { key: 'to', label: 'To (ISO time)', kind: 'text' },
+] as const satisfies ReadonlyArray<{
+  key: FilterName<'/v1/audit-log'>;
+  label: string;
+  kind: FilterKind;
+  placeholder?: string;
+  options?: readonly string[];
+}>;
 export type AuditFilter = (typeof AUDIT_FILTERS)[number]['key'];
 const auditComplete: Exhaustive<'/v1/audit-log', AuditFilter> = true;
 
@@ -48,50 +117,124 @@ const auditComplete: Exhaustive<'/v1/audit-log', AuditFilter> = true;
 export const CHANGE_FILTERS = ['endpointId', 'since'] as const;
 const changesComplete: Exhaustive<'/v1/inventory/changes', (typeof CHANGE_FILTERS)[number]> = true;
 const hooksComplete: Exhaustive<'/v1/inventory/hooks', (typeof HOOK_FILTERS)[number]> = true;
+/** The inventory hooks form's kind of field per filter. */
+export const HOOK_FILTER_KINDS = {
+  groupId: 'group',
+  layer: 'pick',
+  trust: 'pick',
+  program: 'text',
+  commandContains: 'text',
+  plugin: 'text',
+  hash: 'text',
+} as const satisfies Record<HookFilter, FilterKind>;
 
-/** What the console offers for one list route: the page and the filters its form has, or why it has no form. */
-type Offer =
-  | { page: string; filters: readonly string[] }
-  | { page: string; unfiltered: string; filters: readonly string[] }
-  | { notListed: string };
+/** The filters of the inventory's Plugins and Findings tabs (the same two). */
+export const INVENTORY_SCOPE_FILTERS = ['groupId', 'endpointId'] as const;
+const pluginsComplete: Exhaustive<'/v1/inventory/plugins', (typeof INVENTORY_SCOPE_FILTERS)[number]> = true;
+const invFindingsComplete: Exhaustive<'/v1/inventory/findings', (typeof INVENTORY_SCOPE_FILTERS)[number]> = true;
+
+type FindingQuery = QueryParams<'GET', '/v1/findings'>;
+/** Every kind of integrity finding. */
+export const FINDING_KINDS = allOf<NonNullable<FindingQuery['kind']>>()([
+  'missing_range',
+  'broken_link',
+  'dropped',
+  'quarantined',
+  'unserved_revision',
+  'duplicate_machine_id',
+]);
+/** The filters of the Overview's findings panel. */
+export const FINDING_FILTERS = {
+  kind: 'pick',
+  groupId: 'group',
+  endpointId: 'text',
+  includeResolved: 'bool',
+} as const satisfies Record<FilterName<'/v1/findings'>, FilterKind>;
+
+type TopKind = QueryParams<'GET', '/v1/hook-runs/top'>['kind'];
+/** The two rankings of GET /v1/hook-runs/top. */
+export const TOP_KINDS = allOf<TopKind>()(['failing', 'blocking']);
+
+/** The filters of the groups page and of the policies page. */
+export const GROUP_FILTERS = { namePrefix: 'text' } as const satisfies Record<FilterName<'/v1/groups'>, FilterKind>;
+export const POLICY_FILTERS = { namePrefix: 'text', groupId: 'group' } as const satisfies Record<
+  FilterName<'/v1/policies'>,
+  FilterKind
+>;
+
+type EndpointQuery = QueryParams<'GET', '/v1/endpoints'>;
+/** Every endpoint state and admission the endpoints list filters by. */
+export const ENDPOINT_STATES = allOf<NonNullable<EndpointQuery['state']>>()([
+  'pending',
+  'applied',
+  'failed',
+  'drifted',
+  'revoked',
+]);
+export const ENDPOINT_ADMISSIONS = allOf<NonNullable<EndpointQuery['admission']>>()([
+  'active',
+  'pending',
+  'rejected',
+  'retired',
+]);
+/** The platforms an agent reports (the API takes any string; these are the ones there are). */
+export const PLATFORMS = ['linux', 'darwin', 'win32'] as const;
+
+/** The endpoints list's filter fields on a group's page. */
+export const ENDPOINT_FILTERS = { state: 'pick', platform: 'pick', admission: 'pick' } as const satisfies Record<
+  Exclude<FilterName<'/v1/endpoints'>, 'groupId'>,
+  FilterKind
+>;
+
+// A form table's kinds by filter name.
+const kindsOf = (table: ReadonlyArray<{ key: string; kind: FilterKind }>): Record<string, FilterKind> =>
+  Object.fromEntries(table.map((f) => [f.key, f.kind]));
 
 /**
- * Every list route of the API document (a new one fails the type check here) with the console page listing it and
- * the filters its form offers. `unfiltered` names the lists shown whole or by the page's own context (a group's
- * endpoints, an endpoint's runs) rather than through a filter form.
+ * What the console offers for one list route: its page, each filter the page's form has with its kind of field,
+ * and the filters the page fixes itself (`context`: a group's endpoints, a policy's versions) with where they come
+ * from; or why the console does not list the route at all.
  */
+type Offer =
+  | { page: string; filters: Readonly<Record<string, FilterKind>>; context?: Readonly<Record<string, string>> }
+  | { notListed: string };
+
+/** Every list route of the API document (a new one fails the type check here) with what the console offers. */
 export const CONSOLE_LISTS = {
-  '/v1/hook-runs': { page: '/hook-runs', filters: HOOK_RUN_FILTERS.map((f) => f.key) },
-  '/v1/audit-log': { page: '/audit', filters: AUDIT_FILTERS.map((f) => f.key) },
-  '/v1/inventory/hooks': { page: '/inventory', filters: HOOK_FILTERS },
-  '/v1/inventory/changes': { page: '/inventory/changes', filters: CHANGE_FILTERS },
-  '/v1/inventory/plugins': {
-    page: '/inventory/plugins',
-    filters: ['groupId'],
-    unfiltered: 'by group only; an endpoint’s plugins are on its page',
+  '/v1/hook-runs': { page: '/hook-runs', filters: kindsOf(HOOK_RUN_FILTERS) },
+  '/v1/hook-runs/top': {
+    page: '/hook-runs',
+    filters: { ...kindsOf(HOOK_RUN_FILTERS), kind: 'pick' },
   },
-  '/v1/inventory/findings': {
-    page: '/inventory/findings',
-    filters: ['groupId'],
-    unfiltered: 'by group only; an endpoint’s findings are on its page',
-  },
+  '/v1/audit-log': { page: '/audit', filters: kindsOf(AUDIT_FILTERS) },
+  '/v1/inventory/hooks': { page: '/inventory', filters: HOOK_FILTER_KINDS },
+  '/v1/inventory/changes': { page: '/inventory/changes', filters: { endpointId: 'text', since: 'datetime' } },
+  '/v1/inventory/plugins': { page: '/inventory/plugins', filters: { groupId: 'group', endpointId: 'text' } },
+  '/v1/inventory/findings': { page: '/inventory/findings', filters: { groupId: 'group', endpointId: 'text' } },
+  '/v1/findings': { page: '/', filters: FINDING_FILTERS },
   '/v1/endpoints': {
     page: '/groups/:id',
-    filters: ['groupId', 'state', 'platform', 'admission'],
+    filters: ENDPOINT_FILTERS,
+    context: { groupId: 'the group whose page it is' },
   },
-  '/v1/groups': { page: '/groups', filters: [], unfiltered: 'every group is shown (at most 200)' },
-  '/v1/policies': { page: '/policies', filters: [], unfiltered: 'every policy is shown, with its group' },
-  '/v1/policies/{id}/versions': { page: '/policies/:id', filters: [] },
-  '/v1/groups/{groupId}/releases': { page: '/groups/:id', filters: [] },
-  '/v1/groups/{groupId}/enrollment-secrets': { page: '/groups/:id', filters: [] },
-  '/v1/signing-keys': { page: '/audit', filters: [] },
-  '/v1/hook-runs/top': { page: '/', filters: ['kind', 'from'], unfiltered: 'the Overview’s fixed top-5 panels' },
-  '/v1/findings': { page: '/', filters: [], unfiltered: 'the Overview’s newest findings and each endpoint’s own' },
-  '/v1/inventory/denied-hashes': { page: '/inventory/denied', filters: [] },
-  '/v1/me/tokens': { page: '/settings/cli-tokens', filters: [] },
+  '/v1/groups': { page: '/groups', filters: GROUP_FILTERS },
+  '/v1/policies': { page: '/policies', filters: POLICY_FILTERS },
+  '/v1/policies/{id}/versions': { page: '/policies/:id', filters: {} },
+  '/v1/groups/{groupId}/releases': { page: '/groups/:id', filters: {} },
+  '/v1/groups/{groupId}/enrollment-secrets': { page: '/groups/:id', filters: {} },
+  '/v1/signing-keys': { page: '/audit', filters: {} },
+  '/v1/inventory/denied-hashes': { page: '/inventory/denied', filters: {} },
+  '/v1/me/tokens': { page: '/settings/cli-tokens', filters: {} },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
   '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
 } as const satisfies Record<ListPath, Offer>;
 
 // The compile-time checks above, kept referenced.
-export const FILTER_FORMS_COMPLETE = [hookRunsComplete, auditComplete, changesComplete, hooksComplete] as const;
+export const FILTER_FORMS_COMPLETE = [
+  hookRunsComplete,
+  auditComplete,
+  changesComplete,
+  hooksComplete,
+  pluginsComplete,
+  invFindingsComplete,
+] as const;

@@ -4,6 +4,7 @@
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { api, ApiError, apiErrorOf, configureAuth, type Credentials, type Schemas } from './api/client';
+import { queryKeys } from './query-keys';
 
 export type Role = 'admin' | 'auditor';
 
@@ -72,7 +73,7 @@ export async function whoAmI(token: string): Promise<{ role: Role; name: string 
 
 /** How people sign in (GET /v1/auth/config), fetched once and shared by the session check and the sign-in page. */
 export const authConfigQuery = {
-  queryKey: ['auth-config'],
+  queryKey: queryKeys.authConfig(),
   queryFn: async (): Promise<Schemas['AuthConfigDto'] | null> =>
     (await api.GET('/v1/auth/config').catch(() => null)) ?? null,
   staleTime: Number.POSITIVE_INFINITY,

@@ -2633,8 +2633,16 @@ export interface components {
             };
         };
         FindingPageDto: {
-            items: {
-                details: unknown;
+            items: ({
+                /** @description The gap fromSeq..toSeq */
+                details: {
+                    /** @description Records missing from the chain */
+                    count: number;
+                    /** @description Why it was resolved (late records arrived) */
+                    resolution?: string;
+                } & {
+                    [key: string]: unknown;
+                };
                 detectedAt: string;
                 /**
                  * Format: uuid
@@ -2652,10 +2660,164 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 id: string;
-                kind: string;
+                /** @enum {string} */
+                kind: "missing_range";
                 resolvedAt: string | null;
                 toSeq: number | null;
-            }[];
+            } | {
+                /** @description The record at toSeq does not link to the one before it */
+                details: {
+                    expectedPrevHash: string | null;
+                    foundPrevHash: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+                detectedAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                endpointId: string;
+                fromSeq: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "broken_link";
+                resolvedAt: string | null;
+                toSeq: number | null;
+            } | {
+                /** @description Records the endpoint dropped before sending (spool size cap) */
+                details: {
+                    count: number;
+                    reason: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                detectedAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                endpointId: string;
+                fromSeq: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "dropped";
+                resolvedAt: string | null;
+                toSeq: number | null;
+            } | {
+                /** @description A record PostgreSQL refused, kept byte for byte in quarantine */
+                details: {
+                    error: string;
+                    quarantineId: string;
+                    recordId: string | null;
+                    sqlstate: string | null;
+                } & {
+                    [key: string]: unknown;
+                };
+                detectedAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                endpointId: string;
+                fromSeq: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "quarantined";
+                resolvedAt: string | null;
+                toSeq: number | null;
+            } | {
+                /** @description Records claiming a policy revision the endpoint was never served */
+                details: {
+                    count: number;
+                    lastSeenAt?: string;
+                    otherRevisions?: number;
+                    reason: string;
+                    revision: (string | null) | (number | null);
+                } & {
+                    [key: string]: unknown;
+                };
+                detectedAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                endpointId: string;
+                fromSeq: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "unserved_revision";
+                resolvedAt: string | null;
+                toSeq: number | null;
+            } | {
+                /** @description An enrollment claimed a known machine id without proof of its key */
+                details: {
+                    /** @description The endpoint that already held the machine id */
+                    duplicateOf: string;
+                    hostname: string;
+                    machineId: string;
+                    platform: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                detectedAt: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                endpointId: string;
+                fromSeq: number | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "duplicate_machine_id";
+                resolvedAt: string | null;
+                toSeq: number | null;
+            })[];
             nextCursor: string | null;
         };
         FleetHookPageDto: {

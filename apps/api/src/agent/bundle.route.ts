@@ -7,14 +7,19 @@ import type { AuthRule } from '../auth/auth.decorators';
 import { AuthRateLimitService } from '../auth/auth-rate-limit.service';
 import { AuthService } from '../auth/auth.service';
 import { parseSessionId, sessionKeyMatches } from '../auth/agent-session';
-import { AgentSignatureService, isSigned, signatureRequired } from '../auth/agent-signature.service';
+import {
+  type AgentPrincipal,
+  AgentSignatureService,
+  isSigned,
+  signatureRequired,
+} from '../auth/agent-signature.service';
 import { presentedCredential } from '../auth/credential-sources';
 import { clientAddress, type TrustFunction, trustFunction } from '../common/client-address';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ApiError, type ErrorCode } from '../common/api-error';
 import { type RawRoute, sendRawError } from '../common/raw-router';
-import { bundleFor, type ServedBundle } from '../releases/rollout';
+import { bundleFor, type GroupBundleState, type ServedBundle } from '../releases/rollout';
 import { BUNDLE_PATH } from './bundle.openapi';
 import { BundleCacheService, unchanged } from './bundle-cache.service';
 
@@ -30,6 +35,13 @@ export function preferWait(header: string | string[] | undefined): number {
 }
 
 const UNAUTHORIZED = { 'www-authenticate': 'Bearer' };
+
+/** An authenticated agent of a request (`secret`: the legacy bearer, '' for a signed request). */
+interface Agent {
+  endpointId: string;
+  groupId: string;
+  secret: string;
+}
 
 @Injectable()
 export class BundleRoute implements RawRoute {
@@ -156,29 +168,30 @@ export class BundleRoute implements RawRoute {
     this.fail(res, requestId, err.status, err.code, err.message, err.headers);
   }
 
-  // The agent of a request: a session-signed request, or (legacy) a bearer credential of an endpoint without a key;
-  // null when an answer was sent.
-  private async agentOf(
+  // Answers a signed request that failed its checks: a 401 counted against the address, the refusal, or 503 when the
+  // check itself failed.
+  private async refuseSigned(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     requestId: string,
-  ): Promise<{ endpointId: string; groupId: string; secret: string } | null> {
-    if (isSigned(req.headers)) {
-      try {
-        const p = await this.signatures.verifySession(req);
-        return { endpointId: p.endpointId, groupId: p.groupId, secret: '' };
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 401) await this.refuseCounted(req, res, requestId, err);
-        else if (err instanceof ApiError) this.fail(res, requestId, err.status, err.code, err.message, err.headers);
-        else {
-          this.logger.warn({ err, requestId }, 'signature check failed');
-          this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
-            'retry-after': '5',
-          });
-        }
-        return null;
-      }
+    err: unknown,
+  ): Promise<void> {
+    if (err instanceof ApiError && err.status === 401) await this.refuseCounted(req, res, requestId, err);
+    else if (err instanceof ApiError) this.fail(res, requestId, err.status, err.code, err.message, err.headers);
+    else {
+      this.logger.warn({ err, requestId }, 'signature check failed');
+      this.fail(res, requestId, 503, 'unavailable', 'Credential check unavailable; retry later', {
+        'retry-after': '5',
+      });
     }
+  }
+
+  // The agent of a legacy bearer request (an endpoint without a key); null when an answer was sent.
+  private async bearerAgentOf(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+  ): Promise<Agent | null> {
     // The Authorization header only (no session cookie, no query parameter on the agents' route).
     const secret = presentedCredential(req.headers)?.secret ?? '';
     // A cached credential answers without a single await.
@@ -203,57 +216,108 @@ export class BundleRoute implements RawRoute {
     return { endpointId: principal.endpointId, groupId: principal.groupId, secret };
   }
 
-  // The handler: authenticate, resolve from the cache, answer or hold.
-  async handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): Promise<void> {
+  // The handler: authenticate (a session-signed request, or legacy bearer of an endpoint without a key), resolve from
+  // the cache, answer or hold. A signed request of a cached endpoint and group costs one promise: its nonce check.
+  handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void | Promise<void> {
     // An endpoint moved, re-keyed or revoked while this request authenticated may carry a stale principal whose wake-up
     // already went by: such a request is answered at once instead of held (the agent polls again, re-authenticated).
     const invalidations = this.auth.invalidations;
-    const principal = await this.agentOf(req, res, requestId);
-    if (!principal) return;
-    const secret = principal.secret;
-    const { groupId, endpointId } = principal;
-    const inm = req.headers['if-none-match'];
-    const wait = preferWait(req.headers.prefer);
-    for (;;) {
-      const gen = this.cache.gen(groupId);
-      let state = this.cache.stateNow(groupId);
+    if (isSigned(req.headers)) {
+      let verified: Promise<AgentPrincipal>;
       try {
-        state ??= await this.cache.state(groupId);
+        verified = this.signatures.verifySessionQuick(req);
       } catch (err) {
-        this.logger.warn({ err, groupId, requestId }, 'bundle state unavailable');
+        return this.refuseSigned(req, res, requestId, err);
+      }
+      return verified.then(
+        (p) =>
+          this.serve(req, res, requestId, { endpointId: p.endpointId, groupId: p.groupId, secret: '' }, invalidations),
+        (err: unknown) => this.refuseSigned(req, res, requestId, err),
+      );
+    }
+    return this.bearerAgentOf(req, res, requestId).then((agent) =>
+      agent ? this.serve(req, res, requestId, agent, invalidations) : undefined,
+    );
+  }
+
+  // Serves an authenticated agent: synchronously when its group's bundle state is cached, else after loading it.
+  private serve(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+    agent: Agent,
+    invalidations: number,
+  ): void | Promise<void> {
+    const state = this.cache.stateNow(agent.groupId);
+    if (state === undefined) return this.serveLoading(req, res, requestId, agent, invalidations);
+    this.decide(req, res, requestId, agent, invalidations, state, this.cache.gen(agent.groupId));
+  }
+
+  // Loads the group's bundle state, then decides (again when the group changed while loading).
+  private async serveLoading(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+    agent: Agent,
+    invalidations: number,
+  ): Promise<void> {
+    for (;;) {
+      const gen = this.cache.gen(agent.groupId);
+      let state = this.cache.stateNow(agent.groupId);
+      try {
+        state ??= await this.cache.state(agent.groupId);
+      } catch (err) {
+        this.logger.warn({ err, groupId: agent.groupId, requestId }, 'bundle state unavailable');
         return this.fail(res, requestId, 503, 'unavailable', 'Bundle state unavailable; retry later', {
           'retry-after': '5',
         });
       }
-      const bundle = bundleFor(state, endpointId);
-      if (!unchanged(bundle, inm)) return this.answer(res, requestId, bundle, true, 0);
-      if (wait === 0) return this.answer(res, requestId, bundle, false, 0);
-      if (gen !== this.cache.gen(groupId)) continue; // changed while loading: evaluate again before holding
-      if (invalidations !== this.auth.invalidations) return this.answer(res, requestId, bundle, false, 0);
-      if (this.cache.full) {
-        const retry = String(5 + Math.floor(Math.random() * 10));
-        return this.fail(res, requestId, 503, 'unavailable', 'Too many held requests on this instance', {
-          'retry-after': retry,
-        });
-      }
-      const cancel = this.cache.hold(
-        groupId,
-        {
-          endpointId,
-          ifNoneMatch: inm,
-          finish: (next) => {
-            if (next === undefined) return this.answer(res, requestId, bundle, false, wait);
-            if (next === 'revoked') {
-              return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
-            }
-            if (next === 'recheck') return void this.recheck(req, res, requestId, secret, endpointId, bundle, wait);
-            this.answer(res, requestId, next, true, wait);
-          },
-        },
-        wait * 1000,
-      );
-      res.on('close', cancel);
-      return;
+      if (this.decide(req, res, requestId, agent, invalidations, state, gen)) return;
     }
+  }
+
+  // Answers (200, 304, 204, 503) or holds the request; false when the group changed since `gen` (decide again).
+  private decide(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    requestId: string,
+    agent: Agent,
+    invalidations: number,
+    state: GroupBundleState,
+    gen: number,
+  ): boolean {
+    const { groupId, endpointId, secret } = agent;
+    const inm = req.headers['if-none-match'];
+    const wait = preferWait(req.headers.prefer);
+    const bundle = bundleFor(state, endpointId);
+    if (!unchanged(bundle, inm)) return (this.answer(res, requestId, bundle, true, 0), true);
+    if (wait === 0) return (this.answer(res, requestId, bundle, false, 0), true);
+    if (gen !== this.cache.gen(groupId)) return false; // changed while loading: evaluate again before holding
+    if (invalidations !== this.auth.invalidations) return (this.answer(res, requestId, bundle, false, 0), true);
+    if (this.cache.full) {
+      const retry = String(5 + Math.floor(Math.random() * 10));
+      this.fail(res, requestId, 503, 'unavailable', 'Too many held requests on this instance', {
+        'retry-after': retry,
+      });
+      return true;
+    }
+    const cancel = this.cache.hold(
+      groupId,
+      {
+        endpointId,
+        ifNoneMatch: inm,
+        finish: (next) => {
+          if (next === undefined) return this.answer(res, requestId, bundle, false, wait);
+          if (next === 'revoked') {
+            return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
+          }
+          if (next === 'recheck') return void this.recheck(req, res, requestId, secret, endpointId, bundle, wait);
+          this.answer(res, requestId, next, true, wait);
+        },
+      },
+      wait * 1000,
+    );
+    res.on('close', cancel);
+    return true;
   }
 }

@@ -2,9 +2,9 @@
 // KEK once (a KEK rotation ends every session; agents renew on 401 session_expired).
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { type SealedSessionKey, sealSessionKey } from '@hookwarden/hook-core';
 import { ApiError } from '../common/api-error';
+import { BoundedCache } from '../common/bounded-cache';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { KeyVault } from '../signing/key-vault.service';
@@ -25,7 +25,7 @@ export interface IssuedSession {
 export class AgentSessionService {
   private root: Buffer | null = null;
   /** Session id → its HMAC key (a KeyObject: cheaper to use than raw bytes), one derivation per session. */
-  private readonly keys = new LRUCache<string, KeyObject>({ max: 100_000 });
+  private readonly keys = new BoundedCache<string, KeyObject>({ max: 100_000 });
 
   constructor(
     private readonly vault: KeyVault,

@@ -1,8 +1,8 @@
 // Resolves a bearer secret to a principal, with a bounded LRU cache (TTL per kind) for the polling hot path.
 import { Inject, Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { BoundedCache } from '../common/bounded-cache';
 import { CredentialsRepository, type EndpointIdentity } from './credentials.repository';
 import { AGENT_TOKEN_PREFIX, hashSecret, type Principal, USER_TOKEN_PREFIX } from './principal';
 
@@ -24,31 +24,29 @@ function ownerKey(p: Principal): string {
 @Injectable()
 export class AuthService {
   /** Secret hash → principal; least recently used entries go first once full, each expires after its TTL. */
-  private readonly cache: LRUCache<string, Principal>;
+  private readonly cache: BoundedCache<string, Principal>;
   /** Owner (endpoint or token id) → the hash cached for it, so one owner's entry can be dropped alone. */
   private readonly byOwner = new Map<string, string>();
   /** Bumped by every invalidation: a lookup that started before one does not cache its (maybe stale) answer. */
   private generation = 0;
   /** Endpoint id → its identity for signed requests (same TTL and invalidation as agent credentials). */
-  private readonly identities: LRUCache<string, EndpointIdentity>;
+  private readonly identities: BoundedCache<string, EndpointIdentity>;
 
   constructor(
     private readonly credentials: CredentialsRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.cache = new LRUCache<string, Principal>({
+    this.cache = new BoundedCache<string, Principal>({
       max: Math.max(MIN_CACHE_MAX, 2 * config.BUNDLE_MAX_WAITERS),
       ttl: AGENT_CACHE_TTL_MS,
-      ttlAutopurge: false,
       dispose: (principal, hash) => {
         const owner = ownerKey(principal);
         if (this.byOwner.get(owner) === hash) this.byOwner.delete(owner);
       },
     });
-    this.identities = new LRUCache<string, EndpointIdentity>({
+    this.identities = new BoundedCache<string, EndpointIdentity>({
       max: Math.max(MIN_CACHE_MAX, 2 * config.BUNDLE_MAX_WAITERS),
       ttl: AGENT_CACHE_TTL_MS,
-      ttlAutopurge: false,
     });
   }
 

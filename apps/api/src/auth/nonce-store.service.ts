@@ -5,10 +5,10 @@
 // each nonce), so the hot path pays a fraction of a round trip per request.
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import { MAX_CLOCK_SKEW_SEC } from '@hookwarden/hook-core';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { BoundedCache } from '../common/bounded-cache';
 import { redisOptions } from '../redis/redis-options';
 import { RedisService } from '../redis/redis.module';
 
@@ -35,11 +35,7 @@ interface Pending {
 @Injectable()
 export class NonceStore implements OnModuleDestroy {
   private readonly logger = new Logger('NonceStore');
-  private readonly local = new LRUCache<string, true>({
-    max: MAX_LOCAL_NONCES,
-    ttl: NONCE_WINDOW_SEC * 1000,
-    ttlAutopurge: false,
-  });
+  private readonly local = new BoundedCache<string, true>({ max: MAX_LOCAL_NONCES, ttl: NONCE_WINDOW_SEC * 1000 });
   private readonly client: Redis;
   private readonly prefix: string;
   private warnedAt = 0;
@@ -48,12 +44,12 @@ export class NonceStore implements OnModuleDestroy {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, redis: RedisService) {
     this.prefix = redis.key('nonce:');
-    // Its own connection: fails fast when Redis is away (no offline queue) and pipelines the hot path's SETs.
+    // Its own connection: fails fast when Redis is away (no offline queue). No auto-pipelining: flush() already sends
+    // one call per event-loop turn, and ioredis's pipeline objects cost more than the write they would save.
     this.client = new Redis(
       redisOptions(config, 'nonce', {
         commandTimeout: NONCE_REDIS_DEADLINE_MS,
         enableOfflineQueue: false,
-        enableAutoPipelining: true,
         maxRetriesPerRequest: 0,
       }),
     );

@@ -71,7 +71,8 @@ export function mapDatabaseError(err: unknown): ApiError | null {
       case 'P2028': // a transaction could not start or finish in time (overload)
         return unreachable();
       case 'P2010': {
-        const code = (err.meta?.code as string | undefined) ?? null;
+        // A raw query: the SQLSTATE is in meta.code, or (driver adapter) in the adapter error it carries.
+        const code = (err.meta?.code as string | undefined) ?? adapterSqlState(err.meta?.driverAdapterError) ?? null;
         return code ? fromSqlState(code) : null;
       }
       default:
@@ -79,9 +80,49 @@ export function mapDatabaseError(err: unknown): ApiError | null {
         return err.code.startsWith('P1') ? unreachable() : null;
     }
   }
+  if (isAdapterError(err)) return fromAdapterError(err.cause);
   const code = pgCode(err);
   if (code) return fromSqlState(code);
   return isConnectionError(err) ? unreachable() : null;
+}
+
+/** The error Prisma's pg driver adapter throws from model queries and transactions (its `cause` says what failed). */
+interface AdapterError {
+  name: 'DriverAdapterError';
+  cause: { kind?: unknown; code?: unknown; originalCode?: unknown };
+}
+
+function isAdapterError(err: unknown): err is AdapterError {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { name?: unknown }).name === 'DriverAdapterError' &&
+    typeof (err as { cause?: unknown }).cause === 'object' &&
+    (err as { cause?: unknown }).cause !== null
+  );
+}
+
+/** Adapter error kinds that mean the database could not be reached or dropped the connection. */
+const ADAPTER_UNREACHABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
+
+// The SQLSTATE an adapter error (or its serialized form in a Prisma error's meta) carries, or null.
+function adapterSqlState(value: unknown): string | null {
+  const cause = isAdapterError(value) ? value.cause : (value as { cause?: AdapterError['cause'] } | null)?.cause;
+  if (typeof cause !== 'object' || cause === null) return null;
+  const code = typeof cause.code === 'string' ? cause.code : cause.originalCode;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
+}
+
+// An adapter error as an API error: connection failures are 503, PostgreSQL errors go by their SQLSTATE.
+function fromAdapterError(cause: AdapterError['cause']): ApiError | null {
+  if (typeof cause.kind === 'string' && ADAPTER_UNREACHABLE.has(cause.kind)) return unreachable();
+  const code = adapterSqlState({ cause });
+  return code ? fromSqlState(code) : null;
 }
 
 // The 503 for a database that cannot be reached right now.
@@ -100,7 +141,10 @@ function isConnectionError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) return true;
   return (
-    typeof e.message === 'string' && /Connection terminated|timeout exceeded when trying to connect/.test(e.message)
+    typeof e.message === 'string' &&
+    // node-postgres: the server went away, the pool could not connect in time, or a query was sent on a client whose
+    // connection already failed or was closed (a transaction cut by a failover).
+    /Connection terminated|timeout exceeded when trying to connect|is not queryable/.test(e.message)
   );
 }
 
@@ -120,6 +164,13 @@ function fromSqlState(code: string): ApiError | null {
     return new ApiError('validation_failed', 'A value in the request is out of range or malformed', [
       { path: '$', message: `rejected by the database (SQLSTATE ${code})`, code: 'invalid_value' },
     ]);
+  }
+  // 25006: a write reached a server that is read-only now (a primary demoted during a failover, before the load
+  // balancer moved): retry on the new primary.
+  if (code === '25006') {
+    return new ApiError('unavailable', 'The database is read-only during a failover; retry later', undefined, {
+      'retry-after': '5',
+    });
   }
   if (code === '57014' || code === '53300' || code.startsWith('57P') || code.startsWith('08')) {
     return new ApiError('unavailable', 'The database is busy; retry later', undefined, { 'retry-after': '5' });

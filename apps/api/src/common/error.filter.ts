@@ -30,7 +30,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
       reply.raw.destroy();
       return;
     }
-    if (status >= 500) {
+    if (status === 503) {
+      // An expected outage (no primary, Redis failing over): one line per request, no stack — the answer carries
+      // Retry-After, and a failover must not bury the log in traces.
+      this.logger.warn(
+        { requestId, method: request.method, url: redactUrl(request.url), cause: outageCause(exception) },
+        body.error.message,
+      );
+    } else if (status >= 500) {
       this.logger.error(
         { err: exception, requestId, method: request.method, url: redactUrl(request.url) },
         'unhandled error',
@@ -99,4 +106,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
       headers: {},
     };
   }
+}
+
+// The short reason behind a 503 for the log: the driver's error code and the first line of its message.
+function outageCause(exception: unknown): string {
+  if (!(exception instanceof Error)) return typeof exception;
+  const code = (exception as { code?: unknown }).code;
+  const line = (exception.message.split('\n', 1)[0] ?? '').slice(0, 200);
+  return typeof code === 'string' ? `${code}: ${line}` : line;
 }

@@ -55,7 +55,13 @@ export class HealthService {
   // Throws a 503 naming every failing dependency and unfinished start-up work.
   async readiness(): Promise<Readiness> {
     const [pg, pgRead, redis] = await Promise.allSettled([
-      withDeadline(this.prisma.$queryRaw`SELECT 1`, 'postgresql'),
+      // The write pool must reach a primary: a server in recovery (a replica, or a node demoted by a failover before
+      // the load balancer moved) cannot take a write.
+      withDeadline(this.prisma.$queryRaw<Array<{ r: boolean }>>`SELECT pg_is_in_recovery() AS r`, 'postgresql').then(
+        (rows) => {
+          if (rows[0]?.r !== false) throw new Error('connected to a read-only server (in recovery): no primary');
+        },
+      ),
       // The pool auditor reads and exports use (a replica when DATABASE_READ_URL is set).
       withDeadline(this.pools.read.query('SELECT 1'), 'postgresql (read pool)'),
       withDeadline(this.redis.client.ping(), 'redis'),

@@ -94,17 +94,70 @@ export const findingsQuerySchema = z.object({
 });
 export class FindingsQueryDto extends createZodDto(findingsQuerySchema) {}
 
-export const findingSchema = z.object({
+// What each kind of finding records (as the ingest and enrollment write it); further keys may be added later.
+const findingCommon = {
   id: z.uuid(),
   endpointId: z.uuid(),
   groupId: z.uuid().nullable(),
-  kind: z.string(),
   fromSeq: z.number().nullable(),
   toSeq: z.number().nullable(),
-  details: z.unknown(),
   detectedAt: z.string(),
   resolvedAt: z.string().nullable(),
-});
+};
+const findingOf = <K extends string, D extends z.ZodRawShape>(kind: K, details: D, what: string) =>
+  z.object({ ...findingCommon, kind: z.literal(kind), details: z.looseObject(details).describe(what) });
+
+export const findingSchema = z.discriminatedUnion('kind', [
+  findingOf(
+    'missing_range',
+    {
+      count: z.number().describe('Records missing from the chain'),
+      resolution: z.string().optional().describe('Why it was resolved (late records arrived)'),
+    },
+    'The gap fromSeq..toSeq',
+  ),
+  findingOf(
+    'broken_link',
+    { expectedPrevHash: z.string().nullable(), foundPrevHash: z.string().nullable() },
+    'The record at toSeq does not link to the one before it',
+  ),
+  findingOf(
+    'dropped',
+    { count: z.number(), reason: z.string() },
+    'Records the endpoint dropped before sending (spool size cap)',
+  ),
+  findingOf(
+    'quarantined',
+    {
+      recordId: z.string().nullable(),
+      error: z.string(),
+      sqlstate: z.string().nullable(),
+      quarantineId: z.string(),
+    },
+    'A record PostgreSQL refused, kept byte for byte in quarantine',
+  ),
+  findingOf(
+    'unserved_revision',
+    {
+      revision: z.union([z.string(), z.number()]).nullable(),
+      count: z.number(),
+      otherRevisions: z.number().optional(),
+      reason: z.string(),
+      lastSeenAt: z.string().optional(),
+    },
+    'Records claiming a policy revision the endpoint was never served',
+  ),
+  findingOf(
+    DUPLICATE_MACHINE_ID,
+    {
+      machineId: z.string(),
+      duplicateOf: z.string().describe('The endpoint that already held the machine id'),
+      hostname: z.string(),
+      platform: z.string(),
+    },
+    'An enrollment claimed a known machine id without proof of its key',
+  ),
+]);
 export const findingPageSchema = z.object({ items: z.array(findingSchema), nextCursor: z.string().nullable() });
 export class FindingPageDto extends createZodDto(findingPageSchema) {}
 export type Finding = z.infer<typeof findingSchema>;

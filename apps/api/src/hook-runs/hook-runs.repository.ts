@@ -124,6 +124,7 @@ export class HookRunsRepository {
       orderBy: [{ detectedAt: 'desc' }, { id: 'desc' }],
       take: limit + 1,
     });
+    // The kind and its details are as the ingest and enrollment wrote them (findingSchema documents each kind).
     return rows.map((r) => ({
       id: r.id,
       endpointId: r.endpointId,
@@ -134,7 +135,7 @@ export class HookRunsRepository {
       details: r.details,
       detectedAt: r.detectedAt.toISOString(),
       resolvedAt: r.resolvedAt?.toISOString() ?? null,
-    }));
+    })) as Finding[];
   }
 }
 

@@ -40,11 +40,13 @@ const maintenance = {
 } as const satisfies JobSpec;
 
 export const JOB_TABLE = {
-  /** Moves a staged release past `ring` (delayed by its ring interval; gated first). */
+  /** Moves a staged release past `ring` (delayed by its ring interval; gated first). Retried for about 8.5 minutes
+   *  (10 attempts, 1 s doubling): a ring advance due during a database failover or outage happens once the database
+   *  is back instead of leaving the rollout stuck in its ring. */
   'advance-ring': {
     queue: QUEUES.rollout,
     payload: z.object({ releaseId: id, ring: z.number().int().min(0).max(100) }).strict(),
-    options: { removeOnComplete: true, removeOnFail: 100, ...retried(5) },
+    options: { removeOnComplete: true, removeOnFail: 100, ...retried(10) },
   },
   /** Runs the gate of a group's rolling release after hook runs arrived. */
   'check-gate': {

@@ -6,6 +6,7 @@ import type { SigningKey } from '@prisma/client';
 import { canonicalJson, type KeyList, keyListSigningPayload, type TrustedKey } from '@hookwarden/hook-core';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
+import { mapDatabaseError } from '../common/db-errors';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import type { SigningKeyView } from './signing-keys.dto';
@@ -45,6 +46,9 @@ function isRefusal(r: SigningKey | RotationRefusal): r is RotationRefusal {
 // The 503 for a signing key that cannot be loaded or opened (the reason names the key and KEK, never secrets).
 function unavailable(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // The database being unreachable (e.g. no primary during a failover) says so, with its own Retry-After.
+  const db = mapDatabaseError(err);
+  if (db) return db;
   return new ApiError(
     'unavailable',
     `The bundle-signing key cannot be used: ${err instanceof Error ? err.message : String(err)}`,

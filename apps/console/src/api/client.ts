@@ -8,7 +8,11 @@ import {
   AdminNetworkError,
   type Diagnostic,
   diagnosticsOf,
+  type InitArg,
   type Method,
+  type PagedPath,
+  type PageInit,
+  type PathsWith,
   type QueryParams,
   type Schemas,
 } from '@hookwarden/admin-client';
@@ -58,15 +62,6 @@ export function authHeaders(method: string): Record<string, string> {
   return SAFE_METHODS.has(method.toUpperCase()) ? {} : { 'x-csrf-token': current.csrfToken };
 }
 
-/** The admin API, typed from its OpenAPI document; answers are the data, errors are thrown (see `unwrap`). */
-export const api = new AdminClient({
-  baseUrl: window.location.origin,
-  headers: (method: Method) => authHeaders(method),
-  timeoutMs: 600_000,
-  retries: 0,
-  redirect: 'follow',
-});
-
 // The console's ApiError of any failure of an admin-client call (API answer, no answer, unreadable body).
 export function apiErrorOf(err: unknown, method: string): ApiError {
   if (err instanceof ApiError) return err;
@@ -82,13 +77,43 @@ export function apiErrorOf(err: unknown, method: string): ApiError {
   return new ApiError(0, 'network', `The API did not answer: ${(err as Error).message}`, method, '', null, null);
 }
 
-// Awaits an admin-client call: its data, or an ApiError thrown with the API's message and location.
-export async function unwrap<T>(pending: Promise<T>, method = 'GET'): Promise<T> {
+// Runs one admin-client call, rethrowing its failure as the console's ApiError.
+async function translated<T>(method: string, call: () => Promise<T>): Promise<T> {
   try {
-    return await pending;
+    return await call();
   } catch (err) {
     throw apiErrorOf(err, method);
   }
+}
+
+/** The admin client whose every failure is an ApiError (what ErrorBox shows), so pages await calls directly. */
+class ConsoleClient extends AdminClient {
+  override send<M extends Method, P extends PathsWith<M>>(method: M, path: P, ...init: InitArg<M, P>) {
+    return translated(method, () => super.send(method, path, ...init));
+  }
+  override requestWithStatus<M extends Method, P extends PathsWith<M>>(method: M, path: P, ...init: InitArg<M, P>) {
+    return translated(method, () => super.requestWithStatus(method, path, ...init));
+  }
+  override text<P extends PathsWith<'GET'>>(path: P, ...init: InitArg<'GET', P>) {
+    return translated('GET', () => super.text(path, ...init));
+  }
+  override page<P extends PagedPath>(path: P, init: PageInit<P>, page?: { limit?: number; cursor?: string }) {
+    return translated('GET', () => super.page(path, init, page));
+  }
+}
+
+/** The admin API, typed from its OpenAPI document; answers are the data, failures are thrown as ApiError. */
+export const api: AdminClient = new ConsoleClient({
+  baseUrl: window.location.origin,
+  headers: (method: Method) => authHeaders(method),
+  timeoutMs: 600_000,
+  retries: 0,
+  redirect: 'follow',
+});
+
+/** Awaits an admin-client call (kept for callers written before `api` threw ApiError itself). */
+export async function unwrap<T>(pending: Promise<T>, method = 'GET'): Promise<T> {
+  return translated(method, () => pending);
 }
 
 // Downloads a hook-run export (token in the header or the session cookie, never in the URL) and saves it as a file.

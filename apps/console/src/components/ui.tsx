@@ -141,6 +141,23 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }
 
+/** What a confirmed action says and does (the modal ConfirmButton and the inline ConfirmRow take the same). */
+export interface ConfirmProps {
+  /** The button that asks. */
+  label: string;
+  /** The question, e.g. "Revoke this token?". */
+  title: string;
+  /** What happens. */
+  body: ReactNode;
+  /** The confirming button (default: the label). */
+  confirmLabel?: string;
+  danger?: boolean;
+  /** The action; a rejection is shown and the confirmation stays open. */
+  onConfirm: () => Promise<unknown>;
+  disabled?: boolean;
+  className?: string;
+}
+
 // A modal confirmation (native <dialog>: focus moves in, Escape cancels); `onConfirm` may reject to show an error.
 export function ConfirmButton({
   label,
@@ -151,16 +168,7 @@ export function ConfirmButton({
   onConfirm,
   disabled,
   className,
-}: {
-  label: string;
-  title: string;
-  body: ReactNode;
-  confirmLabel?: string;
-  danger?: boolean;
-  onConfirm: () => Promise<unknown>;
-  disabled?: boolean;
-  className?: string;
-}) {
+}: ConfirmProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const {
     run: confirm,

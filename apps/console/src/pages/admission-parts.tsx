@@ -1,21 +1,24 @@
 // An admin's enrollment decisions: the "Pending approval" list (duplicate machine ids, with the endpoint each one
 // duplicates) and the Approve / Reject / Re-admit buttons, each behind a confirmation. Auditors see no button.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas } from '../api/client';
+import { ConfirmRow } from '../components/confirm-row';
+import { DataTable } from '../components/list';
 import { ago, Card, ConfirmButton, ErrorBox, When } from '../components/ui';
 import { Link } from '../router';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
 
 type Endpoint = Schemas['EndpointViewDto'];
 
-/** Query keys whose answers change with a decision. */
-const AFFECTED = ['endpoints', 'endpoint', 'pending-endpoints', 'endpoint-counts', 'overview', 'findings'];
+/** The queries whose answers change with a decision (every endpoint list and view, the findings). */
+const AFFECTED = [queryKeys.endpoints.all(), queryKeys.findings.all()];
 
 // Refetches everything a decision changes.
 function useRefresh(): () => Promise<void> {
   const queryClient = useQueryClient();
   return async () => {
-    await Promise.all(AFFECTED.map((k) => queryClient.invalidateQueries({ queryKey: [k] })));
+    await Promise.all(AFFECTED.map((queryKey) => queryClient.invalidateQueries({ queryKey })));
   };
 }
 
@@ -25,15 +28,15 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
   const refresh = useRefresh();
   if (!canWrite) return null;
   const id = e.id;
-  const cls = small ? 'btn-small' : undefined;
+  // In a table row the confirmation opens in place; on the endpoint's page it is a dialog.
+  const Confirm: typeof ConfirmButton = small ? ConfirmRow : ConfirmButton;
   const dup = e.duplicate;
   if (e.admission === 'pending') {
     return (
       <>
         {e.revokedAt ? null : (
-          <ConfirmButton
+          <Confirm
             label="Approve"
-            className={cls}
             title={`Approve ${e.hostname}?`}
             confirmLabel="Approve"
             body={
@@ -46,15 +49,14 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
               </p>
             }
             onConfirm={async () => {
-              await unwrap(api.POST('/v1/endpoints/{id}/approve', { params: { path: { id } } }), 'POST');
+              await api.POST('/v1/endpoints/{id}/approve', { params: { path: { id } } });
               await refresh();
             }}
           />
         )}{' '}
-        <ConfirmButton
+        <Confirm
           label="Reject"
           danger
-          className={cls}
           title={`Reject ${e.hostname}?`}
           confirmLabel="Reject"
           body={
@@ -63,7 +65,7 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
             </p>
           }
           onConfirm={async () => {
-            await unwrap(api.POST('/v1/endpoints/{id}/reject', { params: { path: { id } } }), 'POST');
+            await api.POST('/v1/endpoints/{id}/reject', { params: { path: { id } } });
             await refresh();
           }}
         />
@@ -72,9 +74,8 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
   }
   if (e.admission === 'active' && e.revokedAt) {
     return (
-      <ConfirmButton
+      <Confirm
         label="Re-admit"
-        className={cls}
         title={`Re-admit ${e.hostname}?`}
         confirmLabel="Re-admit"
         body={
@@ -84,7 +85,7 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
           </p>
         }
         onConfirm={async () => {
-          await unwrap(api.POST('/v1/endpoints/{id}/readmit', { params: { path: { id } } }), 'POST');
+          await api.POST('/v1/endpoints/{id}/readmit', { params: { path: { id } } });
           await refresh();
         }}
       />
@@ -96,8 +97,8 @@ export function AdmissionActions({ endpoint: e, small }: { endpoint: Endpoint; s
 // Enrollments that claimed a known machine id without proof of its key, awaiting an admin (hidden when none).
 export function PendingApproval() {
   const q = useQuery({
-    queryKey: ['pending-endpoints'],
-    queryFn: () => unwrap(api.GET('/v1/endpoints', { params: { query: { admission: 'pending', limit: 200 } } })),
+    queryKey: queryKeys.endpoints.pending(),
+    queryFn: () => api.GET('/v1/endpoints', { params: { query: { admission: 'pending', limit: 200 } } }),
     refetchInterval: 10_000,
   });
   if (q.error) return <ErrorBox error={q.error} />;
@@ -109,48 +110,50 @@ export function PendingApproval() {
         Each enrolled with a machine id another endpoint already holds, without proof of that endpoint&apos;s key: a
         re-installed machine, or someone borrowing its identity. Approving retires the endpoint it duplicates.
       </p>
-      <table data-testid="pending-endpoints">
-        <thead>
-          <tr>
-            <th scope="col">New enrollment</th>
-            <th scope="col">Group</th>
-            <th scope="col">Enrolled</th>
-            <th scope="col">Duplicates</th>
-            <th scope="col">Its last check-in</th>
-            <th scope="col">Decision</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((e) => (
-            <tr key={e.id} data-id={e.id}>
-              <td>
+      <DataTable
+        testId="pending-endpoints"
+        rows={items}
+        rowKey={(e) => e.id}
+        rowProps={(e) => ({ 'data-id': e.id })}
+        columns={[
+          {
+            header: 'New enrollment',
+            cell: (e) => (
+              <>
                 <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link> <span className="muted">{e.platform}</span>
-              </td>
-              <td>
-                <Link to={`/groups/${e.groupId}`}>{e.groupName}</Link>
-              </td>
-              <td>
-                <When at={e.enrolledAt} />
-              </td>
-              <td>
-                {e.duplicate ? (
-                  <>
-                    <Link to={`/endpoints/${e.duplicate.id}`}>{e.duplicate.hostname}</Link>{' '}
-                    <span className="muted">in {e.duplicate.groupName}</span>
-                  </>
-                ) : (
-                  <span className="muted">gone</span>
-                )}
-              </td>
-              <td title={e.duplicate?.lastSeenAt ?? undefined}>{ago(e.duplicate?.lastSeenAt ?? null)}</td>
-              <td>
+              </>
+            ),
+          },
+          { header: 'Group', cell: (e) => <Link to={`/groups/${e.groupId}`}>{e.groupName}</Link> },
+          { header: 'Enrolled', cell: (e) => <When at={e.enrolledAt} /> },
+          {
+            header: 'Duplicates',
+            cell: (e) =>
+              e.duplicate ? (
+                <>
+                  <Link to={`/endpoints/${e.duplicate.id}`}>{e.duplicate.hostname}</Link>{' '}
+                  <span className="muted">in {e.duplicate.groupName}</span>
+                </>
+              ) : (
+                <span className="muted">gone</span>
+              ),
+          },
+          {
+            header: 'Its last check-in',
+            cell: (e) => ago(e.duplicate?.lastSeenAt ?? null),
+            title: (e) => e.duplicate?.lastSeenAt ?? undefined,
+          },
+          {
+            header: 'Decision',
+            cell: (e) => (
+              <>
                 <AdmissionActions endpoint={e} small />
                 {e.revokedAt ? <span className="muted">revoked</span> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+        ]}
+      />
     </Card>
   );
 }

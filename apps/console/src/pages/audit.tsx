@@ -2,7 +2,7 @@
 // browser (its signature checked here too), and (admins) the bundle-signing keys: list, add, activate, retire.
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { type Checkpoint, checkSignature, loadCheckpoint, saveCheckpoint } from '../checkpoint';
 import {
@@ -21,9 +21,18 @@ import { AUDIT_FILTERS, type AuditFilter } from '../filters';
 import { useAction } from '../components/use-action';
 import { navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
+import { ConfirmRow } from '../components/confirm-row';
+import { QueryList } from '../components/list';
+import { queryKeys } from '../query-keys';
 
 type AuditQuery = NonNullable<operations['AuditLogController_list']['parameters']['query']>;
-const FILTERS: ReadonlyArray<{ key: AuditFilter; label: string; placeholder?: string }> = AUDIT_FILTERS;
+const FILTERS: ReadonlyArray<{
+  key: AuditFilter;
+  label: string;
+  kind: string;
+  placeholder?: string;
+  options?: readonly string[];
+}> = AUDIT_FILTERS;
 
 type Entry = Schemas['AuditEntryPageDto']['items'][number];
 
@@ -37,13 +46,11 @@ function Entries() {
   const [draft, setDraft] = useState(applied);
   const [open, setOpen] = useState<string | null>(null);
   const q = useInfiniteQuery({
-    queryKey: ['audit-log', JSON.stringify(applied)],
+    queryKey: queryKeys.auditLog.list(applied),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/audit-log', {
-          params: { query: { ...(applied as AuditQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/audit-log', {
+        params: { query: { ...(applied as AuditQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -63,12 +70,27 @@ function Entries() {
         {FILTERS.map((f) => (
           <div className="filter" key={f.key}>
             <label htmlFor={`a-${f.key}`}>{f.label}</label>
-            <input
-              id={`a-${f.key}`}
-              value={draft[f.key] ?? ''}
-              placeholder={f.placeholder}
-              onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
-            />
+            {f.options ? (
+              <select
+                id={`a-${f.key}`}
+                value={draft[f.key] ?? ''}
+                onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
+              >
+                <option value="">any</option>
+                {f.options.map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                id={`a-${f.key}`}
+                value={draft[f.key] ?? ''}
+                placeholder={f.placeholder}
+                onChange={(e) => setDraft((d) => ({ ...d, [f.key]: e.target.value }))}
+              />
+            )}
           </div>
         ))}
         <div className="filter-actions">
@@ -166,10 +188,10 @@ function VerifyCard() {
   } = useAction(async () => {
     setSignature(undefined);
     const q = kept ? { checkpointSeq: kept.seq, checkpointHash: kept.hash } : {};
-    const r = await unwrap(api.GET('/v1/audit-log/verify', { params: { query: q } }));
+    const r = await api.GET('/v1/audit-log/verify', { params: { query: q } });
     setResult(r);
     if (r.ok && r.checkpoint) {
-      const trusted = await unwrap(api.GET('/v1/signing-keys/trusted'));
+      const trusted = await api.GET('/v1/signing-keys/trusted');
       const sig = await checkSignature(r.checkpoint, trusted.keys);
       setSignature(sig);
       if (sig !== false) {
@@ -237,17 +259,11 @@ function VerifyCard() {
 
 function SigningKeys() {
   const queryClient = useQueryClient();
-  const q = useQuery({ queryKey: ['signing-keys'], queryFn: () => unwrap(api.GET('/v1/signing-keys')) });
-  const [error, setError] = useState<unknown>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['signing-keys'] });
+  const q = useQuery({ queryKey: queryKeys.auditLog.signingKeys(), queryFn: () => api.GET('/v1/signing-keys') });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.auditLog.signingKeys() });
   const add = async (activate: boolean) => {
-    setError(null);
-    try {
-      await unwrap(api.POST('/v1/signing-keys', { body: { activate } }), 'POST');
-      await refresh();
-    } catch (err) {
-      setError(err);
-    }
+    await api.POST('/v1/signing-keys', { body: { activate } });
+    await refresh();
   };
   return (
     <Card
@@ -262,70 +278,45 @@ function SigningKeys() {
         />
       }
     >
-      {q.isPending ? <Loading /> : null}
-      <ErrorBox error={q.error ?? error} />
-      {q.data ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Status</th>
-              <th scope="col">Source</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.items.map((k) => (
-              <tr key={k.kid}>
-                <td>
-                  <Short value={k.kid} n={26} />
-                </td>
-                <td>
-                  <Badge value={k.status} />
-                </td>
-                <td>{k.source}</td>
-                <td>
-                  <When at={k.createdAt} />
-                </td>
-                <td className="button-row">
-                  {k.status === 'trusted' ? (
-                    <ConfirmButton
-                      label="Activate"
-                      className="btn-small"
-                      title="Activate this key?"
-                      body="Every API instance signs new bundles with it from its next release."
-                      onConfirm={async () => {
-                        await unwrap(
-                          api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } }),
-                          'POST',
-                        );
-                        await refresh();
-                      }}
-                    />
-                  ) : null}
-                  {k.status === 'trusted' ? (
-                    <ConfirmButton
-                      label="Retire"
-                      danger
-                      className="btn-small"
-                      title="Retire this key?"
-                      body="It is dropped from the key list agents trust. The API refuses while a group is still served a bundle it signed."
-                      onConfirm={async () => {
-                        await unwrap(
-                          api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } }),
-                          'POST',
-                        );
-                        await refresh();
-                      }}
-                    />
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <QueryList
+        query={q}
+        empty="No signing key."
+        rowKey={(k) => k.kid}
+        columns={[
+          { header: 'Key', cell: (k) => <Short value={k.kid} n={26} /> },
+          { header: 'Status', cell: (k) => <Badge value={k.status} /> },
+          { header: 'Source', cell: (k) => k.source },
+          { header: 'Created', cell: (k) => <When at={k.createdAt} /> },
+          {
+            header: 'Actions',
+            className: 'button-row',
+            cell: (k) =>
+              k.status === 'trusted' ? (
+                <>
+                  <ConfirmRow
+                    label="Activate"
+                    title="Activate this key?"
+                    body="Every API instance signs new bundles with it from its next release."
+                    onConfirm={async () => {
+                      await api.POST('/v1/signing-keys/{kid}/activate', { params: { path: { kid: k.kid } } });
+                      await refresh();
+                    }}
+                  />
+                  <ConfirmRow
+                    label="Retire"
+                    danger
+                    title="Retire this key?"
+                    body="It is dropped from the key list agents trust. The API refuses while a group is still served a bundle it signed."
+                    onConfirm={async () => {
+                      await api.POST('/v1/signing-keys/{kid}/retire', { params: { path: { kid: k.kid } } });
+                      await refresh();
+                    }}
+                  />
+                </>
+              ) : null,
+          },
+        ]}
+      />
     </Card>
   );
 }

@@ -2,12 +2,22 @@
 // `hookwarden login`, see yours, revoke them. The secret is shown once.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, type Schemas, unwrap } from '../api/client';
-import { Badge, Card, ConfirmButton, CopyButton, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { api, type Schemas } from '../api/client';
+import { ConfirmRow } from '../components/confirm-row';
+import { QueryList } from '../components/list';
+import { Badge, Card, CopyButton, ErrorBox, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
 import { useSession } from '../session';
+import { queryKeys } from '../query-keys';
 
 type Created = Schemas['CreatedPersonalTokenDto'];
+type Token = Schemas['PersonalTokenViewDto'];
+
+// Whether a token still works.
+function tokenState(t: Token): 'active' | 'expired' | 'revoked' {
+  if (t.revokedAt) return 'revoked';
+  return t.expiresAt !== null && new Date(t.expiresAt).getTime() < Date.now() ? 'expired' : 'active';
+}
 
 /** Lifetimes offered, in seconds (the server caps them at its maximum). */
 const LIFETIMES: Array<[number, string]> = [
@@ -27,7 +37,7 @@ function NewToken({ onCreated }: { onCreated: (t: Created) => void }) {
   const [name, setName] = useState('');
   const [ttlSec, setTtlSec] = useState(8 * 3600);
   const { run, busy, error } = useAction(async () => {
-    onCreated(await unwrap(api.POST('/v1/me/tokens', { body: { name: name.trim(), ttlSec } }), 'POST'));
+    onCreated(await api.POST('/v1/me/tokens', { body: { name: name.trim(), ttlSec } }));
     setName('');
   });
   const submit = (e: FormEvent) => {
@@ -69,11 +79,11 @@ export default function CliTokens() {
   const [created, setCreated] = useState<Created | null>(null);
   const sso = session?.kind === 'sso';
   const q = useQuery({
-    queryKey: ['me-tokens'],
-    queryFn: () => unwrap(api.GET('/v1/me/tokens', { params: { query: { limit: 100 } } })),
+    queryKey: queryKeys.me.tokens(),
+    queryFn: () => api.GET('/v1/me/tokens', { params: { query: { limit: 100 } } }),
     enabled: sso,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['me-tokens'] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.me.tokens() });
   if (!sso) {
     return (
       <>
@@ -122,62 +132,37 @@ export default function CliTokens() {
           />
         </Card>
         <Card title="Your tokens" className="span-2">
-          {q.isPending ? <Loading /> : null}
-          <ErrorBox error={q.error} />
-          {q.data && q.data.items.length === 0 ? <Empty>You have no CLI token.</Empty> : null}
-          {q.data && q.data.items.length > 0 ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.items.map((t) => {
-                  const expired = t.expiresAt !== null && new Date(t.expiresAt).getTime() < Date.now();
-                  const state = t.revokedAt ? 'revoked' : expired ? 'expired' : 'active';
-                  return (
-                    <tr key={t.id}>
-                      <td>{t.name}</td>
-                      <td>
-                        <code>{t.prefix}…</code>
-                      </td>
-                      <td>{t.role}</td>
-                      <td>
-                        <When at={t.expiresAt} />
-                      </td>
-                      <td>
-                        <Badge value={state} tone={state === 'active' ? 'ok' : 'muted'} />
-                      </td>
-                      <td>
-                        {state === 'active' ? (
-                          <ConfirmButton
-                            label="Revoke"
-                            danger
-                            className="btn-small"
-                            title="Revoke this token?"
-                            body="The CLI contexts that store it stop working at once."
-                            onConfirm={async () => {
-                              await unwrap(
-                                api.DELETE('/v1/me/tokens/{id}', { params: { path: { id: t.id } } }),
-                                'DELETE',
-                              );
-                              await refresh();
-                            }}
-                          />
-                        ) : null}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          ) : null}
+          <QueryList
+            query={q}
+            empty="You have no CLI token."
+            rowKey={(t) => t.id}
+            columns={[
+              { header: 'Name', cell: (t) => t.name },
+              { header: 'Prefix', cell: (t) => <code>{t.prefix}…</code> },
+              { header: 'Role', cell: (t) => t.role },
+              { header: 'Expires', cell: (t) => <When at={t.expiresAt} /> },
+              {
+                header: 'State',
+                cell: (t) => <Badge value={tokenState(t)} tone={tokenState(t) === 'active' ? 'ok' : 'muted'} />,
+              },
+              {
+                header: 'Actions',
+                cell: (t) =>
+                  tokenState(t) === 'active' ? (
+                    <ConfirmRow
+                      label="Revoke"
+                      danger
+                      title="Revoke this token?"
+                      body="The CLI contexts that store it stop working at once."
+                      onConfirm={async () => {
+                        await api.DELETE('/v1/me/tokens/{id}', { params: { path: { id: t.id } } });
+                        await refresh();
+                      }}
+                    />
+                  ) : null,
+              },
+            ]}
+          />
         </Card>
       </div>
     </>

@@ -1,7 +1,7 @@
 // One endpoint: platform, agent, applied revision and digest, drift and last errors, its recent hook runs, its
 // enrollment decision; revoke, re-admit, approve or reject a pending duplicate.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas } from '../api/client';
 import { ago, Badge, Card, ConfirmButton, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link } from '../router';
 import { useCanWrite } from '../session';
@@ -10,6 +10,7 @@ import { fleetState } from '../domain';
 import { readInventory } from '../inventory';
 import { FindingsTable, InventoryHooksTable, inventoryPath } from './inventory-parts';
 import { AdmissionActions } from './admission-parts';
+import { queryKeys } from '../query-keys';
 
 /** Badge tones of the enrollment decisions. */
 const ADMISSION_TONES = { active: 'ok', pending: 'warn', rejected: 'bad', retired: 'muted' } as const satisfies Record<
@@ -22,34 +23,34 @@ export default function Endpoint({ params }: { params: Record<string, string> })
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
   const q = useQuery({
-    queryKey: ['endpoint', id],
-    queryFn: () => unwrap(api.GET('/v1/endpoints/{id}', { params: { path: { id } } })),
+    queryKey: queryKeys.endpoints.one(id),
+    queryFn: () => api.GET('/v1/endpoints/{id}', { params: { path: { id } } }),
     refetchInterval: 5_000,
   });
   const runs = useQuery({
-    queryKey: ['hook-runs', { endpointId: id, limit: 20 }],
-    queryFn: () => unwrap(api.GET('/v1/hook-runs', { params: { query: { endpointId: id, limit: 20 } } })),
+    queryKey: queryKeys.hookRuns.list({ endpointId: id, limit: 20 }),
+    queryFn: () => api.GET('/v1/hook-runs', { params: { query: { endpointId: id, limit: 20 } } }),
     refetchInterval: 10_000,
   });
   const findings = useQuery({
-    queryKey: ['findings', id],
-    queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { endpointId: id, limit: 20 } } })),
+    queryKey: queryKeys.findings.list({ endpointId: id, limit: 20 }),
+    queryFn: () => api.GET('/v1/findings', { params: { query: { endpointId: id, limit: 20 } } }),
   });
   // Every stored report records a change, so an endpoint without one has never reported: its inventory is not asked
   // for (that would be a 404 in the browser's console).
   const lastChange = useQuery({
-    queryKey: ['inventory-changes', { endpointId: id, limit: 1 }],
-    queryFn: () => unwrap(api.GET('/v1/inventory/changes', { params: { query: { endpointId: id, limit: 1 } } })),
+    queryKey: queryKeys.inventory.changes({ endpointId: id, limit: 1 }),
+    queryFn: () => api.GET('/v1/inventory/changes', { params: { query: { endpointId: id, limit: 1 } } }),
   });
   const reported = (lastChange.data?.items.length ?? 0) > 0;
   const inventory = useQuery({
-    queryKey: ['endpoint-inventory', id],
-    queryFn: () => unwrap(api.GET('/v1/endpoints/{id}/inventory', { params: { path: { id } } })),
+    queryKey: queryKeys.endpoints.inventory(id),
+    queryFn: () => api.GET('/v1/endpoints/{id}/inventory', { params: { path: { id } } }),
     enabled: reported,
   });
   const invFindings = useQuery({
-    queryKey: ['inventory-findings', { endpointId: id }],
-    queryFn: () => unwrap(api.GET('/v1/inventory/findings', { params: { query: { endpointId: id } } })),
+    queryKey: queryKeys.inventory.findings({ endpointId: id }),
+    queryFn: () => api.GET('/v1/inventory/findings', { params: { query: { endpointId: id } } }),
     enabled: reported,
   });
   if (q.isPending) return <Loading what="endpoint" />;
@@ -74,8 +75,8 @@ export default function Endpoint({ params }: { params: Record<string, string> })
               title={`Revoke ${e.hostname}?`}
               body="Its credential stops working at once (401 on every route); its managed layer stays as it is on disk. Final: only an admin's re-admission brings it back, never a new enrollment."
               onConfirm={async () => {
-                await unwrap(api.POST('/v1/endpoints/{id}/revoke', { params: { path: { id } } }), 'POST');
-                await queryClient.invalidateQueries({ queryKey: ['endpoint', id] });
+                await api.POST('/v1/endpoints/{id}/revoke', { params: { path: { id } } });
+                await queryClient.invalidateQueries({ queryKey: queryKeys.endpoints.one(id) });
               }}
             />
           ) : (

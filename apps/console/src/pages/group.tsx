@@ -1,31 +1,22 @@
 // One group: its endpoints (filters, last check-in) and enrollment secrets (admins: create once-shown, revoke).
-import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
-import type { operations } from '@hookwarden/admin-client';
-import {
-  ago,
-  Badge,
-  Card,
-  ConfirmButton,
-  CopyButton,
-  Empty,
-  ErrorBox,
-  Loading,
-  MoreButton,
-  PageHeader,
-  When,
-} from '../components/ui';
+import type { QueryParams } from '@hookwarden/admin-client';
+import { api, type Schemas } from '../api/client';
+import { ConfirmRow } from '../components/confirm-row';
+import { QueryList, usePagedList } from '../components/list';
+import { PickList } from '../components/pick-list';
+import { ENDPOINT_ADMISSIONS, ENDPOINT_STATES, PLATFORMS } from '../filters';
+import { ago, Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 import { enrollCommand, fleetState } from '../domain';
+import { queryKeys } from '../query-keys';
 
-type EndpointQuery = NonNullable<operations['EndpointsController_list']['parameters']['query']>;
+type EndpointQuery = QueryParams<'GET', '/v1/endpoints'>;
 type EndpointState = NonNullable<EndpointQuery['state']>;
-const STATES: EndpointState[] = ['pending', 'applied', 'failed', 'drifted', 'revoked'];
 type Admission = NonNullable<EndpointQuery['admission']>;
-const ADMISSIONS: Admission[] = ['active', 'pending', 'rejected', 'retired'];
 
 function Endpoints({ groupId }: { groupId: string }) {
   const { query } = useLocation();
@@ -38,104 +29,83 @@ function Endpoints({ groupId }: { groupId: string }) {
     else next.delete(k);
     navigate(`/groups/${groupId}?${next.toString()}`, true);
   };
-  const q = useInfiniteQuery({
-    queryKey: ['endpoints', groupId, state, platform, admission],
-    queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/endpoints', {
-          params: {
-            query: {
-              groupId,
-              limit: 100,
-              ...(state ? { state } : {}),
-              ...(platform ? { platform } : {}),
-              ...(admission ? { admission } : {}),
-              ...(pageParam ? { cursor: pageParam } : {}),
-            },
+  const q = usePagedList(
+    queryKeys.endpoints.list({ groupId, state, platform, admission }),
+    (cursor) =>
+      api.GET('/v1/endpoints', {
+        params: {
+          query: {
+            groupId,
+            limit: 100,
+            cursor,
+            ...(state ? { state } : {}),
+            ...(platform ? { platform } : {}),
+            ...(admission ? { admission } : {}),
           },
-        }),
-      ),
-    initialPageParam: '',
-    getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
-    refetchInterval: 10_000,
-  });
-  const items = q.data?.pages.flatMap((p) => p.items) ?? [];
+        },
+      }),
+    { refetchInterval: 10_000 },
+  );
   return (
     <Card title="Endpoints" className="span-2">
       <div className="toolbar">
-        <label htmlFor="ep-state">State</label>
-        <select id="ep-state" value={state} onChange={(e) => setFilter('state', e.target.value)}>
-          <option value="">any</option>
-          {STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="ep-platform">Platform</label>
-        <select id="ep-platform" value={platform} onChange={(e) => setFilter('platform', e.target.value)}>
-          <option value="">any</option>
-          {['linux', 'darwin', 'win32'].map((p) => (
-            <option key={p} value={p}>
-              {p}
-            </option>
-          ))}
-        </select>
-        <label htmlFor="ep-admission">Admission</label>
-        <select id="ep-admission" value={admission} onChange={(e) => setFilter('admission', e.target.value)}>
-          <option value="">any</option>
-          {ADMISSIONS.map((a) => (
-            <option key={a} value={a}>
-              {a === 'pending' ? 'pending approval' : a}
-            </option>
-          ))}
-        </select>
+        <PickList
+          id="ep-state"
+          label="State"
+          value={state}
+          options={ENDPOINT_STATES}
+          onChange={(v) => setFilter('state', v)}
+        />
+        <PickList
+          id="ep-platform"
+          label="Platform"
+          value={platform}
+          options={PLATFORMS}
+          onChange={(v) => setFilter('platform', v)}
+        />
+        <PickList
+          id="ep-admission"
+          label="Admission"
+          value={admission}
+          options={ENDPOINT_ADMISSIONS}
+          labelOf={(a) => (a === 'pending' ? 'pending approval' : a)}
+          onChange={(v) => setFilter('admission', v)}
+        />
       </div>
-      {q.isPending ? <Loading /> : null}
-      <ErrorBox error={q.error} />
-      {q.data && items.length === 0 ? <Empty>No endpoint matches.</Empty> : null}
-      {items.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Hostname</th>
-              <th scope="col">State</th>
-              <th scope="col">Platform</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Applied</th>
-              <th scope="col">Last check-in</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((e) => (
-              <tr key={e.id}>
-                <td>
-                  <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link>
-                </td>
-                <td>
-                  <Badge value={fleetState(e)} />
-                </td>
-                <td>{e.platform}</td>
-                <td>{e.agentVersion}</td>
-                <td>
-                  {e.appliedRevision === null ? (
-                    <span className="muted">nothing yet</span>
-                  ) : (
-                    `rev ${e.appliedRevision} · v${e.appliedPolicyVersion ?? '?'}`
-                  )}
-                </td>
-                <td title={e.lastSeenAt ?? undefined}>{ago(e.lastSeenAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MoreButton hasMore={q.hasNextPage} loading={q.isFetchingNextPage} onClick={() => void q.fetchNextPage()} />
+      <QueryList
+        query={q}
+        empty="No endpoint matches."
+        rowKey={(e) => e.id}
+        columns={[
+          { header: 'Hostname', cell: (e) => <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link> },
+          { header: 'State', cell: (e) => <Badge value={fleetState(e)} /> },
+          { header: 'Platform', cell: (e) => e.platform },
+          { header: 'Agent', cell: (e) => e.agentVersion },
+          {
+            header: 'Applied',
+            cell: (e) =>
+              e.appliedRevision === null ? (
+                <span className="muted">nothing yet</span>
+              ) : (
+                `rev ${e.appliedRevision} · v${e.appliedPolicyVersion ?? '?'}`
+              ),
+          },
+          { header: 'Last check-in', cell: (e) => ago(e.lastSeenAt), title: (e) => e.lastSeenAt ?? undefined },
+        ]}
+      />
     </Card>
   );
 }
 
 type CreatedSecret = Schemas['CreatedEnrollmentSecretDto'];
+type Secret = Schemas['EnrollmentSecretViewDto'];
+
+// Whether an enrollment secret still admits machines.
+function secretState(s: Secret): 'active' | 'expired' | 'used up' | 'revoked' {
+  if (s.revokedAt) return 'revoked';
+  if (s.expiresAt !== null && new Date(s.expiresAt).getTime() < Date.now()) return 'expired';
+  return s.maxUses !== null && s.uses >= s.maxUses ? 'used up' : 'active';
+}
 
 function NewSecret({ groupId, onCreated }: { groupId: string; onCreated: (s: CreatedSecret) => void }) {
   const [name, setName] = useState('');
@@ -145,10 +115,7 @@ function NewSecret({ groupId, onCreated }: { groupId: string; onCreated: (s: Cre
     const body: Schemas['CreateEnrollmentSecretDto'] = { name };
     if (expires) body.expiresAt = new Date(expires).toISOString();
     if (maxUses) body.maxUses = Number(maxUses);
-    const s = await unwrap(
-      api.POST('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } }, body }),
-      'POST',
-    );
+    const s = await api.POST('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } }, body });
     setName('');
     setExpires('');
     setMaxUses('');
@@ -193,10 +160,10 @@ function Secrets({ groupId }: { groupId: string }) {
   const queryClient = useQueryClient();
   const [created, setCreated] = useState<CreatedSecret | null>(null);
   const q = useQuery({
-    queryKey: ['secrets', groupId],
-    queryFn: () => unwrap(api.GET('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } } })),
+    queryKey: queryKeys.groups.secrets(groupId),
+    queryFn: () => api.GET('/v1/groups/{groupId}/enrollment-secrets', { params: { path: { groupId } } }),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['secrets', groupId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.groups.secrets(groupId) });
   return (
     <Card title="Enrollment secrets" className="span-2">
       {created ? (
@@ -216,68 +183,37 @@ function Secrets({ groupId }: { groupId: string }) {
           </button>
         </div>
       ) : null}
-      {q.isPending ? <Loading /> : null}
-      <ErrorBox error={q.error} />
-      {q.data && q.data.items.length === 0 ? <Empty>No enrollment secret for this group.</Empty> : null}
-      {q.data && q.data.items.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Uses</th>
-              <th scope="col">Expires</th>
-              <th scope="col">State</th>
-              {canWrite ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.items.map((s) => {
-              const expired = s.expiresAt !== null && new Date(s.expiresAt).getTime() < Date.now();
-              const used = s.maxUses !== null && s.uses >= s.maxUses;
-              const state = s.revokedAt ? 'revoked' : expired ? 'expired' : used ? 'used up' : 'active';
-              return (
-                <tr key={s.id}>
-                  <td>{s.name || <span className="muted">unnamed</span>}</td>
-                  <td>
-                    <code>{s.prefix}…</code>
-                  </td>
-                  <td>
-                    {s.uses}
-                    {s.maxUses !== null ? ` / ${s.maxUses}` : ''}
-                  </td>
-                  <td>
-                    <When at={s.expiresAt} />
-                  </td>
-                  <td>
-                    <Badge value={state} tone={state === 'active' ? 'ok' : 'muted'} />
-                  </td>
-                  {canWrite ? (
-                    <td>
-                      {state !== 'revoked' ? (
-                        <ConfirmButton
-                          label="Revoke"
-                          danger
-                          className="btn-small"
-                          title="Revoke this enrollment secret?"
-                          body="Machines can no longer enroll with it. Endpoints already enrolled are not affected."
-                          onConfirm={async () => {
-                            await unwrap(
-                              api.POST('/v1/enrollment-secrets/{id}/revoke', { params: { path: { id: s.id } } }),
-                              'POST',
-                            );
-                            await refresh();
-                          }}
-                        />
-                      ) : null}
-                    </td>
-                  ) : null}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      ) : null}
+      <QueryList
+        query={q}
+        empty="No enrollment secret for this group."
+        rowKey={(s) => s.id}
+        columns={[
+          { header: 'Name', cell: (s) => s.name || <span className="muted">unnamed</span> },
+          { header: 'Prefix', cell: (s) => <code>{s.prefix}…</code> },
+          { header: 'Uses', cell: (s) => `${s.uses}${s.maxUses !== null ? ` / ${s.maxUses}` : ''}` },
+          { header: 'Expires', cell: (s) => <When at={s.expiresAt} /> },
+          {
+            header: 'State',
+            cell: (s) => <Badge value={secretState(s)} tone={secretState(s) === 'active' ? 'ok' : 'muted'} />,
+          },
+          canWrite && {
+            header: 'Actions',
+            cell: (s) =>
+              secretState(s) !== 'revoked' ? (
+                <ConfirmRow
+                  label="Revoke"
+                  danger
+                  title="Revoke this enrollment secret?"
+                  body="Machines can no longer enroll with it. Endpoints already enrolled are not affected."
+                  onConfirm={async () => {
+                    await api.POST('/v1/enrollment-secrets/{id}/revoke', { params: { path: { id: s.id } } });
+                    await refresh();
+                  }}
+                />
+              ) : null,
+          },
+        ]}
+      />
       {canWrite ? (
         <details className="inline-form">
           <summary>New enrollment secret</summary>
@@ -298,8 +234,8 @@ export default function Group({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const canWrite = useCanWrite();
   const g = useQuery({
-    queryKey: ['group', id],
-    queryFn: () => unwrap(api.GET('/v1/groups/{id}', { params: { path: { id } } })),
+    queryKey: queryKeys.groups.one(id),
+    queryFn: () => api.GET('/v1/groups/{id}', { params: { path: { id } } }),
   });
   if (g.isPending) return <Loading what="group" />;
   if (g.error) return <ErrorBox error={g.error} />;

@@ -2,21 +2,25 @@
 // groups and decide on pending enrollments here.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, nextCursorOf, unwrap } from '../api/client';
-import { Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { api, nextCursorOf } from '../api/client';
+import { Card, ErrorBox, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
-import { Link, navigate } from '../router';
+import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 import { inFleet } from '../domain';
 import { PendingApproval } from './admission-parts';
+import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
+import { QueryList } from '../components/list';
+import { GROUP_FILTERS } from '../filters';
+import { queryKeys } from '../query-keys';
 
 function CreateGroup() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const { run, busy, error } = useAction(async () => {
-    const g = await unwrap(api.POST('/v1/groups', { body: { name: name.trim(), description } }), 'POST');
-    await queryClient.invalidateQueries({ queryKey: ['groups'] });
+    const g = await api.POST('/v1/groups', { body: { name: name.trim(), description } });
+    await queryClient.invalidateQueries({ queryKey: queryKeys.groups.all() });
     navigate(`/groups/${g.id}`);
   });
   const submit = (e: FormEvent) => {
@@ -49,7 +53,7 @@ async function endpointCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let cursor: string | undefined;
   for (let i = 0; i < 10; i++) {
-    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
+    const page = await api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } });
     for (const e of page.items) if (inFleet(e)) counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
     const next = nextCursorOf(page);
     if (!next) break;
@@ -58,13 +62,20 @@ async function endpointCounts(): Promise<Map<string, number>> {
   return counts;
 }
 
+/** The groups list's filter fields (GROUP_FILTERS). */
+const FIELDS = [
+  { key: 'namePrefix', label: 'Starts with', kind: GROUP_FILTERS.namePrefix, placeholder: 'name prefix' },
+] as const satisfies ReadonlyArray<FilterField & { key: keyof typeof GROUP_FILTERS }>;
+
 export default function Groups() {
   const canWrite = useCanWrite();
+  const { query } = useLocation();
+  const filter = filterValues(FIELDS, query);
   const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
+    queryKey: queryKeys.groups.list({ ...filter, limit: 200 }),
+    queryFn: () => api.GET('/v1/groups', { params: { query: { ...filter, limit: 200 } } }),
   });
-  const counts = useQuery({ queryKey: ['endpoint-counts'], queryFn: endpointCounts });
+  const counts = useQuery({ queryKey: queryKeys.endpoints.counts(), queryFn: endpointCounts });
   return (
     <>
       <PageHeader
@@ -74,36 +85,26 @@ export default function Groups() {
       <div className="grid-2">
         <PendingApproval />
         <Card title="Groups" className={canWrite ? undefined : 'span-2'}>
-          {groups.isPending ? <Loading /> : null}
-          <ErrorBox error={groups.error} />
-          {groups.data && groups.data.items.length === 0 ? <Empty>No groups.</Empty> : null}
-          {groups.data ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Endpoints</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {groups.data.items.map((g) => (
-                  <tr key={g.id}>
-                    <td>
-                      <Link to={`/groups/${g.id}`}>{g.name}</Link>{' '}
-                      {g.isDefault ? <span className="chip">default</span> : null}
-                    </td>
-                    <td className="muted">{g.description || '—'}</td>
-                    <td>{counts.data ? (counts.data.get(g.id) ?? 0) : '…'}</td>
-                    <td>
-                      <When at={g.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : null}
+          <FilterBar fields={FIELDS} path="/groups" label="Group filters" />
+          <QueryList
+            query={groups}
+            empty="No groups."
+            rowKey={(g) => g.id}
+            columns={[
+              {
+                header: 'Name',
+                cell: (g) => (
+                  <>
+                    <Link to={`/groups/${g.id}`}>{g.name}</Link>{' '}
+                    {g.isDefault ? <span className="chip">default</span> : null}
+                  </>
+                ),
+              },
+              { header: 'Description', className: 'muted', cell: (g) => g.description || '—' },
+              { header: 'Endpoints', cell: (g) => (counts.data ? (counts.data.get(g.id) ?? 0) : '…') },
+              { header: 'Created', cell: (g) => <When at={g.createdAt} /> },
+            ]}
+          />
         </Card>
         {canWrite ? (
           <Card title="New group">

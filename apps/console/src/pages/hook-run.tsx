@@ -1,9 +1,10 @@
 // One hook-run record in full: the indexed fields and the whole record as the endpoint uploaded it.
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api, unwrap } from '../api/client';
+import { api } from '../api/client';
 import { Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link, useLocation } from '../router';
+import { queryKeys } from '../query-keys';
 
 // A field as text (null when absent or empty; objects and arrays as JSON).
 function val(x: unknown): string | null {
@@ -16,9 +17,8 @@ export default function HookRun({ params }: { params: Record<string, string> }) 
   // Records are keyed by endpoint and id: the list links name the endpoint.
   const endpointId = useLocation().query.get('endpointId') ?? undefined;
   const q = useQuery({
-    queryKey: ['hook-run', id, endpointId],
-    queryFn: () =>
-      unwrap(api.GET('/v1/hook-runs/{id}', { params: { path: { id }, query: endpointId ? { endpointId } : {} } })),
+    queryKey: queryKeys.hookRuns.one(id, endpointId),
+    queryFn: () => api.GET('/v1/hook-runs/{id}', { params: { path: { id }, query: endpointId ? { endpointId } : {} } }),
   });
   if (q.isPending) return <Loading what="record" />;
   if (q.error) return <ErrorBox error={q.error} />;

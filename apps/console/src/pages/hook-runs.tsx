@@ -2,12 +2,15 @@
 // current filter (downloaded with the bearer header, never a token in a URL).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, downloadExport, nextCursorOf, unwrap } from '../api/client';
+import { api, downloadExport, nextCursorOf } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
 import { navigate, useLocation } from '../router';
-import { HOOK_RUN_FILTERS, type HookRunFilter } from '../filters';
-import { RunsTable } from './hook-runs-table';
+import { PickList } from '../components/pick-list';
+import { HOOK_RUN_FILTERS, type HookRunFilter, TOP_KINDS } from '../filters';
+import { RunsTable, type TopKind, TopHooks } from './hook-runs-table';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 type RunQuery = NonNullable<operations['HookRunsController_list']['parameters']['query']>;
 type FilterKey = HookRunFilter;
@@ -38,21 +41,16 @@ export default function HookRuns() {
   const applied = filtersOf(query);
   const [draft, setDraft] = useState<Partial<Record<FilterKey, string>>>(applied);
   const [exportError, setExportError] = useState<unknown>(null);
+  const [topKind, setTopKind] = useState<TopKind | ''>('failing');
   const [exporting, setExporting] = useState<string | null>(null);
   const queryClient = useQueryClient();
-  const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
-  const key = JSON.stringify(applied);
+  const groups = useQuery(groupsQuery);
   const runs = useInfiniteQuery({
-    queryKey: ['hook-runs', 'explore', key],
+    queryKey: queryKeys.hookRuns.list(applied),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/hook-runs', {
-          params: { query: { ...(applied as RunQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/hook-runs', {
+        params: { query: { ...(applied as RunQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -65,7 +63,7 @@ export default function HookRuns() {
     }
     navigate(`/hook-runs${next.size ? `?${next.toString()}` : ''}`, true);
     // The same filter again means "look for new runs".
-    void queryClient.invalidateQueries({ queryKey: ['hook-runs', 'explore'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.hookRuns.all() });
   };
   const clear = () => {
     setDraft({});
@@ -157,6 +155,20 @@ export default function HookRuns() {
             </button>
           </div>
         </form>
+      </Card>
+      <Card
+        title="Top hooks of this filter"
+        actions={
+          <PickList
+            id="top-kind"
+            label="Ranking"
+            value={topKind}
+            options={TOP_KINDS}
+            onChange={(v) => setTopKind(v || 'failing')}
+          />
+        }
+      >
+        <TopHooks kind={topKind || 'failing'} filter={applied as RunQuery} limit={10} />
       </Card>
       <Card
         title={runs.data ? `${items.length}${runs.hasNextPage ? '+' : ''} run${items.length === 1 ? '' : 's'}` : 'Runs'}

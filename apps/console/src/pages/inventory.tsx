@@ -3,12 +3,11 @@
 // and remove hashes; auditors read).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type KeyboardEvent, useRef, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import {
   Badge,
   Card,
-  ConfirmButton,
   CopyButton,
   Empty,
   ErrorBox,
@@ -30,6 +29,12 @@ import {
 import { Link, navigate, useLocation } from '../router';
 import { FindingsTable, inventoryPath, type InventoryTab as Tab } from './inventory-parts';
 import { useCanWrite } from '../session';
+import { ConfirmRow } from '../components/confirm-row';
+import { QueryList } from '../components/list';
+import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
+import type { INVENTORY_SCOPE_FILTERS } from '../filters';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 type HookQuery = NonNullable<operations['InventoryController_hooks']['parameters']['query']>;
 type FleetHook = Schemas['FleetHookPageDto']['items'][number];
@@ -58,10 +63,7 @@ const HINTS: Partial<Record<HookFilter, string>> = {
 };
 
 function useGroups() {
-  return useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
+  return useQuery(groupsQuery);
 }
 
 // A group <select> ("any" first) for the tabs that filter by group.
@@ -99,15 +101,12 @@ function HooksTab({ query }: { query: URLSearchParams }) {
   const [draft, setDraft] = useState<Partial<Record<HookFilter, string>>>(applied);
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
-  const key = JSON.stringify(applied);
   const hooks = useInfiniteQuery({
-    queryKey: ['inventory-hooks', key],
+    queryKey: queryKeys.inventory.hooks(applied),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/inventory/hooks', {
-          params: { query: { ...(applied as HookQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/inventory/hooks', {
+        params: { query: { ...(applied as HookQuery), limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -119,7 +118,7 @@ function HooksTab({ query }: { query: URLSearchParams }) {
       if (v) next[k] = v;
     }
     navigate(inventoryPath('hooks', next), true);
-    void queryClient.invalidateQueries({ queryKey: ['inventory-hooks'] });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.inventory.all() });
   };
   const clear = () => {
     setDraft({});
@@ -241,22 +240,22 @@ function HooksTab({ query }: { query: URLSearchParams }) {
   );
 }
 
+/** The Plugins and Findings tabs' filter fields (INVENTORY_SCOPE_FILTERS). */
+const SCOPE_FIELDS: readonly FilterField[] = [
+  { key: 'groupId', label: 'Group', kind: 'group' },
+  { key: 'endpointId', label: 'Endpoint', kind: 'text', placeholder: 'endpoint id' },
+] satisfies ReadonlyArray<FilterField & { key: (typeof INVENTORY_SCOPE_FILTERS)[number] }>;
+
 function PluginsTab({ query }: { query: URLSearchParams }) {
-  const groupId = query.get('groupId') ?? '';
+  const filter = filterValues(SCOPE_FIELDS, query);
+  const groupId = filter.groupId ?? '';
   const plugins = useQuery({
-    queryKey: ['inventory-plugins', groupId],
-    queryFn: () => unwrap(api.GET('/v1/inventory/plugins', { params: { query: groupId ? { groupId } : {} } })),
+    queryKey: queryKeys.inventory.plugins(filter),
+    queryFn: () => api.GET('/v1/inventory/plugins', { params: { query: filter } }),
   });
   return (
     <Card title="Plugins across the fleet">
-      <div className="toolbar">
-        <label htmlFor="plugins-group">Group</label>
-        <GroupSelect
-          id="plugins-group"
-          value={groupId}
-          onChange={(v) => navigate(inventoryPath('plugins', { groupId: v }), true)}
-        />
-      </div>
+      <FilterBar fields={SCOPE_FIELDS} path="/inventory" label="Plugin filters" />
       {plugins.isPending ? <Loading what="plugins" /> : null}
       <ErrorBox error={plugins.error} />
       {plugins.data && plugins.data.items.length === 0 ? <Empty>No endpoint reports a plugin hook.</Empty> : null}
@@ -302,13 +301,11 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
   const [draft, setDraft] = useState({ endpointId, since });
   const filter = { ...(endpointId ? { endpointId } : {}), ...(since ? { since } : {}) };
   const changes = useInfiniteQuery({
-    queryKey: ['inventory-changes', filter],
+    queryKey: queryKeys.inventory.changes(filter),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/inventory/changes', {
-          params: { query: { ...filter, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
+      api.GET('/v1/inventory/changes', {
+        params: { query: { ...filter, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
   });
@@ -411,21 +408,14 @@ function ChangesTab({ query }: { query: URLSearchParams }) {
 }
 
 function FindingsTab({ query }: { query: URLSearchParams }) {
-  const groupId = query.get('groupId') ?? '';
+  const filter = filterValues(SCOPE_FIELDS, query);
   const findings = useQuery({
-    queryKey: ['inventory-findings', groupId],
-    queryFn: () => unwrap(api.GET('/v1/inventory/findings', { params: { query: groupId ? { groupId } : {} } })),
+    queryKey: queryKeys.inventory.findings(filter),
+    queryFn: () => api.GET('/v1/inventory/findings', { params: { query: filter } }),
   });
   return (
     <Card title="Findings">
-      <div className="toolbar">
-        <label htmlFor="findings-group">Group</label>
-        <GroupSelect
-          id="findings-group"
-          value={groupId}
-          onChange={(v) => navigate(inventoryPath('findings', { groupId: v }), true)}
-        />
-      </div>
+      <FilterBar fields={SCOPE_FIELDS} path="/inventory" label="Finding filters" />
       {findings.isPending ? <Loading what="findings" /> : null}
       <ErrorBox error={findings.error} />
       {findings.data && findings.data.items.length === 0 ? (
@@ -440,24 +430,16 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
   const denied = useQuery({
-    queryKey: ['inventory-denied'],
-    queryFn: () => unwrap(api.GET('/v1/inventory/denied-hashes')),
+    queryKey: queryKeys.inventory.denied(),
+    queryFn: () => api.GET('/v1/inventory/denied-hashes'),
   });
   const [hash, setHash] = useState(query.get('deny') ?? '');
   const [reason, setReason] = useState('');
   const [added, setAdded] = useState<string | null>(null);
-  const refresh = () =>
-    Promise.all(
-      ['inventory-denied', 'inventory-findings', 'inventory-hooks'].map((k) =>
-        queryClient.invalidateQueries({ queryKey: [k] }),
-      ),
-    );
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.inventory.all() });
   const { run, busy, error } = useAction(async () => {
     setAdded(null);
-    const r = await unwrap(
-      api.POST('/v1/inventory/denied-hashes', { body: { hash: hash.trim(), reason: reason.trim() } }),
-      'POST',
-    );
+    const r = await api.POST('/v1/inventory/denied-hashes', { body: { hash: hash.trim(), reason: reason.trim() } });
     setAdded(r.hash);
     setHash('');
     setReason('');
@@ -471,59 +453,53 @@ function DeniedTab({ query }: { query: URLSearchParams }) {
     <div className="grid-2">
       <Card title="Known-bad hook hashes" className={canWrite ? undefined : 'span-2'}>
         <p className="hint">Wherever an inventory carries one of these definition hashes, it becomes a finding.</p>
-        {denied.isPending ? <Loading what="deny list" /> : null}
-        <ErrorBox error={denied.error} />
-        {denied.data && denied.data.items.length === 0 ? <Empty>The deny list is empty.</Empty> : null}
-        {denied.data && denied.data.items.length > 0 ? (
-          <table data-testid="denied-hashes">
-            <thead>
-              <tr>
-                <th scope="col">Hash</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Added</th>
-                {canWrite ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {denied.data.items.map((d) => (
-                <tr key={d.hash} data-hash={d.hash}>
-                  <td>
-                    <Link to={inventoryPath('hooks', { hash: d.hash })} title={d.hash}>
-                      {d.hash.slice(0, 19)}…
-                    </Link>
-                  </td>
-                  <td>{d.reason}</td>
-                  <td>
-                    <When at={d.createdAt} />
-                    {d.createdBy ? <div className="small muted">by {d.createdBy}</div> : null}
-                  </td>
-                  {canWrite ? (
-                    <td>
-                      <ConfirmButton
-                        label="Remove"
-                        danger
-                        className="btn-small"
-                        title="Remove this hash from the deny list?"
-                        body={
-                          <p>
-                            Hooks with <code>{d.hash}</code> stop being findings. The removal is audited.
-                          </p>
-                        }
-                        onConfirm={async () => {
-                          await unwrap(
-                            api.DELETE('/v1/inventory/denied-hashes/{hash}', { params: { path: { hash: d.hash } } }),
-                            'DELETE',
-                          );
-                          await refresh();
-                        }}
-                      />
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+        <QueryList
+          query={denied}
+          what="deny list"
+          empty="The deny list is empty."
+          testId="denied-hashes"
+          rowKey={(d) => d.hash}
+          rowProps={(d) => ({ 'data-hash': d.hash })}
+          columns={[
+            {
+              header: 'Hash',
+              cell: (d) => (
+                <Link to={inventoryPath('hooks', { hash: d.hash })} title={d.hash}>
+                  {d.hash.slice(0, 19)}…
+                </Link>
+              ),
+            },
+            { header: 'Reason', cell: (d) => d.reason },
+            {
+              header: 'Added',
+              cell: (d) => (
+                <>
+                  <When at={d.createdAt} />
+                  {d.createdBy ? <div className="small muted">by {d.createdBy}</div> : null}
+                </>
+              ),
+            },
+            canWrite && {
+              header: 'Actions',
+              cell: (d) => (
+                <ConfirmRow
+                  label="Remove"
+                  danger
+                  title="Remove this hash from the deny list?"
+                  body={
+                    <p>
+                      Hooks with <code>{d.hash}</code> stop being findings. The removal is audited.
+                    </p>
+                  }
+                  onConfirm={async () => {
+                    await api.DELETE('/v1/inventory/denied-hashes/{hash}', { params: { path: { hash: d.hash } } });
+                    await refresh();
+                  }}
+                />
+              ),
+            },
+          ]}
+        />
       </Card>
       {canWrite ? (
         <Card title="Add a hash">

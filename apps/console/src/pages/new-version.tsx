@@ -2,12 +2,14 @@
 // files by upload or editor, and the base version carried so a concurrent edit answers 409/428 instead of winning.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, useEffect, useRef, useState } from 'react';
-import { api, ApiError, type Diagnostic, type Schemas, unwrap } from '../api/client';
+import { api, ApiError, type Diagnostic, type Schemas } from '../api/client';
 import { CodeEditor } from '../components/code';
 import { Badge, Card, ErrorBox, Loading, locationOf, PageHeader } from '../components/ui';
 import { type EditFile, fileFromBytes, fromBase64, octal } from '../files';
 import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
+import { policyQuery } from '../queries';
 
 type Validation = Schemas['ValidationResultDto'];
 
@@ -34,19 +36,14 @@ export default function NewVersion({ params }: { params: Record<string, string> 
   const id = params.id!;
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
-  const policy = useQuery({
-    queryKey: ['policy', id],
-    queryFn: () => unwrap(api.GET('/v1/policies/{id}', { params: { path: { id } } })),
-  });
+  const policy = useQuery(policyQuery(id));
   const latestNumber = policy.data?.latestVersion ?? null;
   const latest = useQuery({
-    queryKey: ['version', id, latestNumber],
+    queryKey: queryKeys.policies.version(id, latestNumber ?? 0),
     queryFn: () =>
-      unwrap(
-        api.GET('/v1/policies/{id}/versions/{n}', {
-          params: { path: { id, n: latestNumber! }, query: { withContent: 'true' } },
-        }),
-      ),
+      api.GET('/v1/policies/{id}/versions/{n}', {
+        params: { path: { id, n: latestNumber! }, query: { withContent: 'true' } },
+      }),
     enabled: latestNumber !== null && latestNumber > 0,
     staleTime: Infinity,
   });
@@ -81,31 +78,30 @@ export default function NewVersion({ params }: { params: Record<string, string> 
     if (toml === null || files === null || !canWrite) return;
     const mine = ++seq.current;
     const t = setTimeout(() => {
-      unwrap(
-        api.POST('/v1/policies/{id}/versions/validate', {
+      api
+        .POST('/v1/policies/{id}/versions/validate', {
           params: { path: { id } },
           body: { toml, files: filesBody(files), message: '' },
-        }),
-        'POST',
-      ).then(
-        (data) => {
-          if (mine !== seq.current) return;
-          setValidation(data);
-          setValidateError(null);
-        },
-        (err: unknown) => {
-          if (mine !== seq.current) return;
-          // A malformed request (e.g. a bad file path) is still the author's to fix: show its located details.
-          if (err instanceof ApiError && err.status === 400) {
-            setValidation({
-              ok: false,
-              errors: err.diagnostics as Validation['errors'],
-              warnings: [],
-            } as unknown as Validation);
+        })
+        .then(
+          (data) => {
+            if (mine !== seq.current) return;
+            setValidation(data);
             setValidateError(null);
-          } else setValidateError(err);
-        },
-      );
+          },
+          (err: unknown) => {
+            if (mine !== seq.current) return;
+            // A malformed request (e.g. a bad file path) is still the author's to fix: show its located details.
+            if (err instanceof ApiError && err.status === 400) {
+              setValidation({
+                ok: false,
+                errors: err.diagnostics as Validation['errors'],
+                warnings: [],
+              } as unknown as Validation);
+              setValidateError(null);
+            } else setValidateError(err);
+          },
+        );
     }, VALIDATE_DEBOUNCE_MS);
     return () => clearTimeout(t);
   }, [toml, files, id, canWrite]);
@@ -156,15 +152,12 @@ export default function NewVersion({ params }: { params: Record<string, string> 
     setBusy(true);
     setSubmitError(null);
     try {
-      const v = await unwrap(
-        api.POST('/v1/policies/{id}/versions', {
-          params: { path: { id } },
-          body: { toml, files: filesBody(files), message, baseVersion: baseVersion ?? 0 },
-        }),
-        'POST',
-      );
-      await queryClient.invalidateQueries({ queryKey: ['policy', id] });
-      await queryClient.invalidateQueries({ queryKey: ['versions', id] });
+      const v = await api.POST('/v1/policies/{id}/versions', {
+        params: { path: { id } },
+        body: { toml, files: filesBody(files), message, baseVersion: baseVersion ?? 0 },
+      });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.policies.one(id) });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.policies.versions(id) });
       navigate(`/policies/${id}?v=${v.number}`);
     } catch (err) {
       setSubmitError(err);

@@ -2,13 +2,18 @@
 // top failing and blocking hooks, open findings, rollouts in progress with their ring progress.
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
 import { StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
-import { Link } from '../router';
+import { Link, useLocation } from '../router';
 import { FLEET_STATES, type FleetState, fleetState, inFleet, OUTSIDE_FLEET } from '../domain';
 import { RingBars } from './rollout-parts';
 import { FindingsTable, inventoryPath } from './inventory-parts';
+import type { QueryParams } from '@hookwarden/admin-client';
+import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
+import { FINDING_FILTERS, FINDING_KINDS } from '../filters';
+import { type TopKind, TopHooks } from './hook-runs-table';
+import { queryKeys } from '../query-keys';
 
 type Endpoint = Schemas['EndpointPageDto']['items'][number];
 type Release = Schemas['ReleaseListDto']['items'][number];
@@ -20,7 +25,7 @@ async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }
   const items: Endpoint[] = [];
   let cursor: string | undefined;
   while (items.length < ENDPOINT_LIMIT) {
-    const page = await unwrap(api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } }));
+    const page = await api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } });
     items.push(...page.items);
     const next = nextCursorOf(page);
     if (!next) return { items, truncated: false };
@@ -31,15 +36,19 @@ async function allEndpoints(): Promise<{ items: Endpoint[]; truncated: boolean }
 
 // Releases still rolling or paused, across groups (the first 200 groups).
 async function activeRollouts(): Promise<Release[]> {
-  const groups = await unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } }));
+  const groups = await api.GET('/v1/groups', { params: { query: { limit: 200 } } });
   const lists = await Promise.all(
-    groups.items.map((g) => unwrap(api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId: g.id } } }))),
+    groups.items.map((g) => api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId: g.id } } })),
   );
   return lists.flatMap((l) => l.items).filter((r) => r.status === 'rolling' || r.status === 'paused');
 }
 
 function FleetCard() {
-  const q = useQuery({ queryKey: ['overview', 'endpoints'], queryFn: allEndpoints, refetchInterval: 15_000 });
+  const q = useQuery({
+    queryKey: queryKeys.endpoints.list({ overview: 'all' }),
+    queryFn: allEndpoints,
+    refetchInterval: 15_000,
+  });
   const summary = useMemo(() => {
     const byState = new Map<FleetState, number>();
     const byGroup = new Map<string, { name: string; id: string; versions: Map<string, number>; total: number }>();
@@ -119,12 +128,10 @@ function RunsChartCard() {
   const [range, setRange] = useState<Range>('24h');
   const [by, setBy] = useState<By>('event');
   const q = useQuery({
-    queryKey: ['overview', 'stats', range],
+    queryKey: queryKeys.hookRuns.stats({ range }),
     queryFn: () => {
       const from = new Date(Date.now() - (range === '24h' ? 24 : 24 * 7) * 3600_000).toISOString();
-      return unwrap(
-        api.GET('/v1/hook-runs/stats', { params: { query: { bucket: range === '24h' ? 'hour' : 'day', from } } }),
-      );
+      return api.GET('/v1/hook-runs/stats', { params: { query: { bucket: range === '24h' ? 'hour' : 'day', from } } });
     },
     refetchInterval: 30_000,
   });
@@ -188,61 +195,41 @@ function RunsChartCard() {
   );
 }
 
-function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
-  const q = useQuery({
-    queryKey: ['overview', 'top', kind],
-    queryFn: () =>
-      unwrap(
-        api.GET('/v1/hook-runs/top', {
-          params: { query: { kind, limit: 5, from: new Date(Date.now() - 7 * 86400_000).toISOString() } },
-        }),
-      ),
-    refetchInterval: 30_000,
-  });
-  const filter = kind === 'failing' ? 'status=failed,timed_out' : 'decision=deny,block';
+function TopCard({ kind }: { kind: TopKind }) {
+  // Seven days back from the first render (the key stays the same across refetches).
+  const [from] = useState(() => new Date(Date.now() - 7 * 86400_000).toISOString());
   return (
     <Card title={kind === 'failing' ? 'Top failing hooks (7 d)' : 'Top blocking hooks (7 d)'}>
-      {q.isPending ? <Loading /> : null}
-      <ErrorBox error={q.error} />
-      {q.data && q.data.items.length === 0 ? <Empty>None.</Empty> : null}
-      {q.data && q.data.items.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Hook</th>
-              <th scope="col">Runs</th>
-              <th scope="col">Endpoints</th>
-            </tr>
-          </thead>
-          <tbody>
-            {q.data.items.map((t) => (
-              <tr key={`${t.hookKey}-${t.hookHash ?? ''}`}>
-                <td>
-                  <Link to={`/hook-runs?hookKey=${encodeURIComponent(t.hookKey)}&${filter}`} className="mono">
-                    {t.hookKey}
-                  </Link>
-                </td>
-                <td>{t.count}</td>
-                <td>{t.endpoints}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <TopHooks kind={kind} filter={{ from }} limit={5} />
     </Card>
   );
 }
 
+/** The record findings' filter fields (FINDING_FILTERS), in the Overview's URL. */
+const FINDING_FIELDS = [
+  { key: 'kind', label: 'Kind', kind: FINDING_FILTERS.kind, options: FINDING_KINDS },
+  { key: 'groupId', label: 'In group', kind: FINDING_FILTERS.groupId },
+  { key: 'endpointId', label: 'Endpoint', kind: FINDING_FILTERS.endpointId, placeholder: 'endpoint id' },
+  {
+    key: 'includeResolved',
+    label: 'Resolved',
+    kind: FINDING_FILTERS.includeResolved,
+    yesNo: ['included', 'left out'],
+  },
+] as const satisfies ReadonlyArray<FilterField & { key: keyof typeof FINDING_FILTERS }>;
+
 function FindingsCard() {
+  const { query } = useLocation();
+  const filter = filterValues(FINDING_FIELDS, query) as QueryParams<'GET', '/v1/findings'>;
   const q = useQuery({
-    queryKey: ['overview', 'findings'],
-    queryFn: () => unwrap(api.GET('/v1/findings', { params: { query: { limit: 10 } } })),
+    queryKey: queryKeys.findings.list({ ...filter, limit: 10 }),
+    queryFn: () => api.GET('/v1/findings', { params: { query: { ...filter, limit: 10 } } }),
     refetchInterval: 30_000,
   });
   // Known-bad hooks on endpoints and managed hooks missing where the layer is applied (the inventory's findings).
   const inv = useQuery({
-    queryKey: ['overview', 'inventory-findings'],
-    queryFn: () => unwrap(api.GET('/v1/inventory/findings', {})),
+    queryKey: queryKeys.inventory.findings({}),
+    queryFn: () => api.GET('/v1/inventory/findings', {}),
     refetchInterval: 30_000,
   });
   const invItems = inv.data?.items ?? [];
@@ -267,6 +254,8 @@ function FindingsCard() {
           </p>
         </>
       ) : null}
+      <h3 className="card-sub">Endpoint record findings</h3>
+      <FilterBar fields={FINDING_FIELDS} path="/" label="Finding filters" />
       {q.data && q.data.items.length > 0 ? (
         <table>
           <thead>
@@ -309,9 +298,11 @@ function FindingsCard() {
   );
 }
 
+type Finding = Schemas['FindingPageDto']['items'][number];
+type DuplicateDetails = Extract<Finding, { kind: 'duplicate_machine_id' }>['details'];
+
 // A duplicate machine id finding: which endpoint it duplicates, and where the admin decides.
-function DuplicateFinding({ details, resolved }: { details: unknown; resolved: boolean }) {
-  const d = (details ?? {}) as { hostname?: string; duplicateOf?: string };
+function DuplicateFinding({ details: d, resolved }: { details: DuplicateDetails; resolved: boolean }) {
   return (
     <>
       {d.hostname ?? 'An enrollment'} duplicates{' '}
@@ -333,7 +324,7 @@ function DuplicateFinding({ details, resolved }: { details: unknown; resolved: b
 }
 
 function RolloutsCard() {
-  const q = useQuery({ queryKey: ['overview', 'rollouts'], queryFn: activeRollouts, refetchInterval: 5_000 });
+  const q = useQuery({ queryKey: queryKeys.releases.active(), queryFn: activeRollouts, refetchInterval: 5_000 });
   return (
     <Card title="Rollouts in progress" className="span-2" actions={<Link to="/releases">All releases</Link>}>
       {q.isPending ? <Loading /> : null}
@@ -348,8 +339,8 @@ function RolloutsCard() {
 
 function RolloutSummary({ release }: { release: Release }) {
   const q = useQuery({
-    queryKey: ['rollout', release.id],
-    queryFn: () => unwrap(api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.id } } })),
+    queryKey: queryKeys.releases.rollout(release.id),
+    queryFn: () => api.GET('/v1/releases/{id}/rollout', { params: { path: { id: release.id } } }),
     refetchInterval: 2_000,
   });
   return (

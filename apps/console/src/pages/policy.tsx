@@ -2,25 +2,25 @@
 // of any two versions (TOML and every file).
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas } from '../api/client';
 import { CodeView, DiffView } from '../components/code';
 import { Badge, Card, Empty, ErrorBox, Loading, locationOf, PageHeader, Short, When } from '../components/ui';
 import { asText, fromBase64, octal } from '../files';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
+import { queryKeys } from '../query-keys';
+import { policyQuery } from '../queries';
 
 type Version = Schemas['VersionViewDto'];
 
 // A version with file contents (base64 from the API).
 function useVersion(policyId: string, n: number | null) {
   return useQuery({
-    queryKey: ['version', policyId, n],
+    queryKey: queryKeys.policies.version(policyId, n),
     queryFn: () =>
-      unwrap(
-        api.GET('/v1/policies/{id}/versions/{n}', {
-          params: { path: { id: policyId, n: n! }, query: { withContent: 'true' } },
-        }),
-      ),
+      api.GET('/v1/policies/{id}/versions/{n}', {
+        params: { path: { id: policyId, n: n! }, query: { withContent: 'true' } },
+      }),
     enabled: n !== null,
     staleTime: Infinity, // versions are immutable
   });
@@ -133,9 +133,8 @@ function Compare({ policyId, numbers }: { policyId: string; numbers: number[] })
   const va = useVersion(policyId, Number.isFinite(a) ? a : null);
   const vb = useVersion(policyId, Number.isFinite(b) ? b : null);
   const summary = useQuery({
-    queryKey: ['diff', policyId, a, b],
-    queryFn: () =>
-      unwrap(api.GET('/v1/policies/{id}/versions/{a}/diff/{b}', { params: { path: { id: policyId, a, b } } })),
+    queryKey: queryKeys.policies.diff(policyId, a, b),
+    queryFn: () => api.GET('/v1/policies/{id}/versions/{a}/diff/{b}', { params: { path: { id: policyId, a, b } } }),
     enabled: Number.isFinite(a) && Number.isFinite(b),
     staleTime: Infinity,
   });
@@ -219,13 +218,10 @@ export default function Policy({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const canWrite = useCanWrite();
   const { query } = useLocation();
-  const policy = useQuery({
-    queryKey: ['policy', id],
-    queryFn: () => unwrap(api.GET('/v1/policies/{id}', { params: { path: { id } } })),
-  });
+  const policy = useQuery(policyQuery(id));
   const versions = useQuery({
-    queryKey: ['versions', id],
-    queryFn: () => unwrap(api.GET('/v1/policies/{id}/versions', { params: { path: { id }, query: { limit: 200 } } })),
+    queryKey: queryKeys.policies.versions(id),
+    queryFn: () => api.GET('/v1/policies/{id}/versions', { params: { path: { id }, query: { limit: 200 } } }),
   });
   const numbers = versions.data?.items.map((v) => v.number) ?? [];
   const selected = query.get('v') ? Number(query.get('v')) : (numbers[0] ?? null);

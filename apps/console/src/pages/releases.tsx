@@ -1,11 +1,13 @@
 // Releases of a group: history, and (admins) a new release of a policy version, immediate or staged in rings.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, ApiError, type Schemas, unwrap } from '../api/client';
+import { api, ApiError, type Schemas } from '../api/client';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 import { PreviewPanel } from './release-preview';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 
 type CreateRelease = Schemas['CreateReleaseDto'];
 
@@ -20,15 +22,15 @@ function parseRings(text: string): number[] {
 function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id: string) => void }) {
   const queryClient = useQueryClient();
   const policies = useQuery({
-    queryKey: ['policies', { groupId }],
-    queryFn: () => unwrap(api.GET('/v1/policies', { params: { query: { groupId, limit: 200 } } })),
+    queryKey: queryKeys.policies.list({ groupId }),
+    queryFn: () => api.GET('/v1/policies', { params: { query: { groupId, limit: 200 } } }),
   });
   const [policyId, setPolicyId] = useState('');
   const chosenPolicy = policyId || policies.data?.items[0]?.id || '';
   const versions = useQuery({
-    queryKey: ['versions', chosenPolicy],
+    queryKey: queryKeys.policies.versions(chosenPolicy),
     queryFn: () =>
-      unwrap(api.GET('/v1/policies/{id}/versions', { params: { path: { id: chosenPolicy }, query: { limit: 200 } } })),
+      api.GET('/v1/policies/{id}/versions', { params: { path: { id: chosenPolicy }, query: { limit: 200 } } }),
     enabled: chosenPolicy !== '',
   });
   const [versionId, setVersionId] = useState('');
@@ -43,13 +45,11 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
   const chosenVersion = versionId || versions.data?.items[0]?.id || '';
   // The impact of this version on the group's endpoints; a release that needs it names its digest as previewAck.
   const preview = useQuery({
-    queryKey: ['release-preview', groupId, chosenVersion],
+    queryKey: queryKeys.groups.releasePreview(groupId, chosenVersion),
     queryFn: () =>
-      unwrap(
-        api.GET('/v1/groups/{groupId}/release-preview', {
-          params: { path: { groupId }, query: { policyVersionId: chosenVersion } },
-        }),
-      ),
+      api.GET('/v1/groups/{groupId}/release-preview', {
+        params: { path: { groupId }, query: { policyVersionId: chosenVersion } },
+      }),
     enabled: chosenVersion !== '',
     refetchOnWindowFocus: false,
   });
@@ -72,11 +72,8 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
       if (minRuns.trim()) body.minHookRuns = Number(minRuns);
     }
     try {
-      const r = await unwrap(
-        api.POST('/v1/groups/{groupId}/releases', { params: { path: { groupId } }, body }),
-        'POST',
-      );
-      await queryClient.invalidateQueries({ queryKey: ['releases', groupId] });
+      const r = await api.POST('/v1/groups/{groupId}/releases', { params: { path: { groupId } }, body });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.groups.releases(groupId) });
       onStarted(r.id);
     } catch (err) {
       setError(err);
@@ -192,14 +189,11 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
 export default function Releases() {
   const { query } = useLocation();
   const canWrite = useCanWrite();
-  const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
+  const groups = useQuery(groupsQuery);
   const groupId = query.get('group') ?? groups.data?.items[0]?.id ?? '';
   const releases = useQuery({
-    queryKey: ['releases', groupId],
-    queryFn: () => unwrap(api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId } } })),
+    queryKey: queryKeys.groups.releases(groupId),
+    queryFn: () => api.GET('/v1/groups/{groupId}/releases', { params: { path: { groupId } } }),
     enabled: groupId !== '',
     refetchInterval: 5_000,
   });

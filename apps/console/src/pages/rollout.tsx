@@ -1,40 +1,38 @@
 // One release's live rollout (polled every second): rings, gate state, pause / resume / advance / abort.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { api } from '../api/client';
 import { Badge, Card, ConfirmButton, ErrorBox, Loading, PageHeader, Percent, Short, When } from '../components/ui';
 import { Link } from '../router';
 import { useCanWrite } from '../session';
 import { RingBars } from './rollout-parts';
+import { queryKeys } from '../query-keys';
 
 export default function Rollout({ params }: { params: Record<string, string> }) {
   const id = params.id!;
   const canWrite = useCanWrite();
   const queryClient = useQueryClient();
   const q = useQuery({
-    queryKey: ['rollout', id],
-    queryFn: () => unwrap(api.GET('/v1/releases/{id}/rollout', { params: { path: { id } } })),
+    queryKey: queryKeys.releases.rollout(id),
+    queryFn: () => api.GET('/v1/releases/{id}/rollout', { params: { path: { id } } }),
     refetchInterval: 1_000,
   });
   const [reason, setReason] = useState('');
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['rollout', id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.releases.rollout(id) });
   const act = async (action: 'pause' | 'resume' | 'advance' | 'abort') => {
     const path = { params: { path: { id } } };
     switch (action) {
       case 'pause':
-        await unwrap(
-          api.POST('/v1/releases/{id}/pause', { ...path, body: reason.trim() ? { reason: reason.trim() } : {} }),
-          'POST',
-        );
+        await api.POST('/v1/releases/{id}/pause', { ...path, body: reason.trim() ? { reason: reason.trim() } : {} });
         break;
       case 'resume':
-        await unwrap(api.POST('/v1/releases/{id}/resume', path), 'POST');
+        await api.POST('/v1/releases/{id}/resume', path);
         break;
       case 'advance':
-        await unwrap(api.POST('/v1/releases/{id}/advance', path), 'POST');
+        await api.POST('/v1/releases/{id}/advance', path);
         break;
       case 'abort':
-        await unwrap(api.POST('/v1/releases/{id}/abort', path), 'POST');
+        await api.POST('/v1/releases/{id}/abort', path);
         break;
     }
     await refresh();
