@@ -214,7 +214,18 @@ describe.skipIf(skip)('HA: the Redis master killed', () => {
       async () => (await Promise.all(agents.map(appliedToml))).every((t) => t === v2.toml),
       POLL_WAIT_SEC * 1000 - 15_000,
       'every agent to apply v2 through a wake-up',
-    );
+    ).catch(async (err: Error) => {
+      const per = await Promise.all(
+        cluster.apiUrls.map(async (url) => {
+          const res = await call(url, 'GET', '/metrics', { token: cluster.adminToken });
+          return Number(/^hookwarden_long_polls_held (\d+)/m.exec(String(res.body))?.[1] ?? 0);
+        }),
+      );
+      const applied = await Promise.all(agents.map(async (a) => `${a.name}: ${(await appliedToml(a))?.slice(-12)}`));
+      throw new Error(
+        `${err.message}: held per instance ${per.join('/')}; ${applied.join('; ')}\n${cluster.diagnose()}`,
+      );
+    });
 
     await Promise.all([http.stop(), readiness.stop()]);
     console.log(
