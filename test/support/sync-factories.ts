@@ -4,6 +4,9 @@ import pg from 'pg';
 import type { TestApi } from './api';
 import { call } from './http';
 
+/** Where admin requests go: a test API, or any URL with an admin token (an HA cluster behind HAProxy). */
+export type AdminTarget = Pick<TestApi, 'baseUrl' | 'adminToken'>;
+
 export interface FileSpec {
   path: string;
   content: string;
@@ -11,14 +14,14 @@ export interface FileSpec {
 }
 
 // Sends an admin request and fails loudly on an unexpected status.
-async function admin(api: TestApi, method: string, path: string, body?: unknown): Promise<any> {
+async function admin(api: AdminTarget, method: string, path: string, body?: unknown): Promise<any> {
   const res = await call(api.baseUrl, method, path, { token: api.adminToken, body });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 // Creates a group and a policy in it (POST /v1/groups, POST /v1/policies); returns their ids.
-export async function createGroupWithPolicy(api: TestApi, name = `g-${randomBytes(4).toString('hex')}`) {
+export async function createGroupWithPolicy(api: AdminTarget, name = `g-${randomBytes(4).toString('hex')}`) {
   const group = await admin(api, 'POST', '/v1/groups', { name });
   const policy = await admin(api, 'POST', '/v1/policies', { name: `policy-${name}`, groupId: group.id });
   return { groupId: group.id as string, policyId: policy.id as string };
@@ -37,7 +40,7 @@ const latest = new Map<string, number>();
 
 // Authors the next version of a policy (POST /v1/policies/:id/versions); returns its id, number and canonical TOML.
 export async function createVersion(
-  api: TestApi,
+  api: AdminTarget,
   policyId: string,
   toml: string,
   files: FileSpec[],

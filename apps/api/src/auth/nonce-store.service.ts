@@ -9,6 +9,7 @@ import { MAX_CLOCK_SKEW_SEC } from '@hookwarden/hook-core';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { BoundedCache } from '../common/bounded-cache';
+import { redisOptions } from '../redis/redis-options';
 import { RedisService } from '../redis/redis.module';
 
 /** A nonce is remembered as long as a request carrying it can pass the clock-skew check: created ± the skew. */
@@ -45,13 +46,13 @@ export class NonceStore implements OnModuleDestroy {
     this.prefix = redis.key('nonce:');
     // Its own connection: fails fast when Redis is away (no offline queue). No auto-pipelining: flush() already sends
     // one call per event-loop turn, and ioredis's pipeline objects cost more than the write they would save.
-    this.client = new Redis(config.REDIS_URL, {
-      connectionName: 'hookwarden:nonce',
-      commandTimeout: NONCE_REDIS_DEADLINE_MS,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-    });
+    this.client = new Redis(
+      redisOptions(config, 'nonce', {
+        commandTimeout: NONCE_REDIS_DEADLINE_MS,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+      }),
+    );
     this.client.on('error', () => undefined);
   }
 

@@ -21,6 +21,18 @@ const groupList = z
       .filter((g) => g !== ''),
   );
 
+/** One sentinel's address. */
+export interface SentinelAddress {
+  host: string;
+  port: number;
+}
+
+// `host:port` (IPv6 in brackets) as an address.
+function sentinelAddress(entry: string): SentinelAddress {
+  const at = entry.lastIndexOf(':');
+  return { host: entry.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(entry.slice(at + 1)) };
+}
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -34,6 +46,38 @@ export const configSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .default('redis://127.0.0.1:6379'),
+  /** Redis Sentinels (`host:port,host:port,…`): when set, every Redis connection (queues, workers, pub/sub, rate
+   *  limiter, nonce store) asks them for the current master of REDIS_SENTINEL_NAME and follows a failover; REDIS_URL
+   *  then gives only the master's username, password, database and TLS (its host and port are not used). */
+  REDIS_SENTINELS: z
+    .string()
+    .max(2000)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):\d{1,5}$/, 'each entry must be host:port')
+            .refine((v) => sentinelAddress(v).port >= 1 && sentinelAddress(v).port <= 65535, 'port must be 1-65535'),
+        )
+        .min(1, 'name at least one sentinel as host:port')
+        .max(16)
+        .transform((list) => list.map((v) => sentinelAddress(v))),
+    )
+    .optional(),
+  /** The master name the sentinels monitor (`sentinel monitor <name> …`). */
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be the master name of `sentinel monitor` (letters, digits, . _ -)')
+    .default('mymaster'),
+  /** Password of the sentinels themselves (`requirepass` in sentinel.conf), when they have one. */
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).max(500).optional(),
   /** Prefix for every Redis key, queue and channel (lets several deployments or tests share one Redis). */
   REDIS_PREFIX: z.string().min(1).default('hookwarden'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -110,6 +154,10 @@ export const configSchema = z.object({
     .default(512 * 1024 * 1024),
   /** Interval at which the worker drains staged uploads no queue job woke it for (e.g. after losing Redis). */
   HOOK_RUN_DRAIN_INTERVAL_SEC: z.coerce.number().int().min(1).default(5),
+  /** Interval at which the worker re-creates queued jobs PostgreSQL says must exist and Redis lacks (the ring advance
+   *  of every rolling release, the maintenance schedules): after a Redis failover lost the last writes, or an empty
+   *  Redis. */
+  JOB_RECONCILE_INTERVAL_SEC: z.coerce.number().int().min(1).max(3600).default(30),
   /** Concurrent ingest jobs per worker process. */
   HOOK_RUN_INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long a sequence gap may stay open (late retries) before it is recorded as a finding. */
@@ -196,6 +244,7 @@ const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'HOOKWARDEN_KEK',
   'HOOKWARDEN_KEK_PREVIOUS',
   'OIDC_CLIENT_SECRET',
+  'REDIS_SENTINEL_PASSWORD',
 ]);
 
 // A value as a message may show it: the password of a URL with credentials (DATABASE_URL, REDIS_URL…) is masked.

@@ -1,8 +1,11 @@
-// Registers the BullMQ connection and queues; processors are added by the worker entry point only.
+// Registers the BullMQ connection and queues; processors are added by the worker entry point only. The connection
+// goes through the Sentinels when REDIS_SENTINELS is set (queues and workers reconnect to the promoted master; a
+// worker's blocking fetch resumes there).
 import { BullModule } from '@nestjs/bullmq';
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { redisOptions } from '../redis/redis-options';
 import { QUEUES } from './queue-names';
 
 @Global()
@@ -11,7 +14,7 @@ import { QUEUES } from './queue-names';
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
-        connection: { url: config.REDIS_URL, maxRetriesPerRequest: null, enableOfflineQueue: true },
+        connection: redisOptions(config, 'bullmq', { maxRetriesPerRequest: null, enableOfflineQueue: true }),
         prefix: `${config.REDIS_PREFIX}:bull`,
       }),
     }),

@@ -1,18 +1,15 @@
-// Shared ioredis connections: one for commands, one for pub/sub subscriptions; both quit on shutdown.
+// Shared ioredis connections: one for commands, one for pub/sub subscriptions; both quit on shutdown. Both connect
+// through the Sentinels when REDIS_SENTINELS is set (redis-options.ts) and follow a failover; ioredis subscribes
+// again after a reconnect (BundleEventsService then treats every group as changed).
 import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { redisOptions } from './redis-options';
 
 // Creates a Redis client that reconnects forever with capped backoff.
 export function createRedis(config: AppConfig, name: string): Redis {
-  return new Redis(config.REDIS_URL, {
-    connectionName: `hookwarden:${name}`,
-    maxRetriesPerRequest: 2,
-    enableReadyCheck: true,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-    lazyConnect: false,
-  });
+  return new Redis(redisOptions(config, name, { maxRetriesPerRequest: 2, enableReadyCheck: true, lazyConnect: false }));
 }
 
 @Injectable()

@@ -153,6 +153,18 @@ export class ReleasesRepository {
     return this.prisma.release.findMany({ where: { groupId }, include: WITH_VERSION, orderBy: { revision: 'desc' } });
   }
 
+  // Every rolling release (the worker re-creates their ring advances), at most `limit`.
+  async listRolling(
+    limit: number,
+  ): Promise<Array<Pick<Release, 'id' | 'currentRing' | 'ringIntervalSec' | 'updatedAt'>>> {
+    return this.prisma.release.findMany({
+      where: { status: 'rolling' },
+      select: { id: true, currentRing: true, ringIntervalSec: true, updatedAt: true },
+      orderBy: { updatedAt: 'asc' },
+      take: limit,
+    });
+  }
+
   // The group's in-progress (rolling) release, if any.
   async rollingForGroup(groupId: string): Promise<Release | null> {
     return this.prisma.release.findFirst({ where: { groupId, status: 'rolling' } });

@@ -38,6 +38,14 @@ export const ROLLOUT_ACTOR: AuditContext = { actorId: null, actorName: 'rollout'
 /** The data of a ring advance job (the job table's schema). */
 export type AdvanceJob = JobPayload<'advance-ring'>;
 
+/** Most rolling releases one reconciliation pass looks at (one per group at most). */
+const ROLLING_SCAN_LIMIT = 10_000;
+
+// True when two ring advance jobs advance the same release past the same ring.
+export function sameAdvance(a: AdvanceJob, b: AdvanceJob): boolean {
+  return a.releaseId === b.releaseId && a.ring === b.ring;
+}
+
 /** The data of a gate check job (the job table's schema). */
 export type GateCheckJob = JobPayload<'check-gate'>;
 
@@ -208,6 +216,27 @@ export class ReleasesService {
       delay: release.ringIntervalSec * 1000,
       jobId: `adv_${release.id}_${release.currentRing}_${Date.now()}`,
     });
+  }
+
+  // Re-enqueues the ring advance of every rolling release, due one ring interval after its last transition (a job
+  // lost with a Redis master is back; one that still exists is not doubled: the job id names the ring and the due
+  // time, and a second advance of the same ring is skipped by the guarded transition); returns how many were added.
+  async ensureAdvances(): Promise<number> {
+    const rolling = await this.repo.listRolling(ROLLING_SCAN_LIMIT);
+    if (rolling.length === 0) return 0;
+    const pending = (await this.rolloutQueue.getJobs(['delayed', 'waiting', 'active', 'prioritized', 'failed']))
+      .filter((j) => j?.name === 'advance-ring')
+      .map((j) => j.data as AdvanceJob);
+    let added = 0;
+    for (const release of rolling) {
+      const due = release.updatedAt.getTime() + release.ringIntervalSec * 1000;
+      const job: AdvanceJob = { releaseId: release.id, ring: release.currentRing };
+      if (pending.some((p) => sameAdvance(p, job))) continue;
+      const jobId = `adv_${release.id}_${release.currentRing}_due${due}`;
+      await addJob(this.rolloutQueue, 'advance-ring', job, { delay: Math.max(0, due - Date.now()), jobId });
+      added++;
+    }
+    return added;
   }
 
   // Moves the release to its next ring (completing it at the last one), audited; null if it was not in that ring.
