@@ -2183,8 +2183,9 @@ export interface components {
             signature: string;
         };
         AuditEntryPageDto: {
-            items: {
-                action: string;
+            items: ({
+                /** @enum {string} */
+                action: "group.create";
                 actorId: string | null;
                 actorName: string;
                 afterDigest: string | null;
@@ -2195,7 +2196,10 @@ export interface components {
                 at: string;
                 beforeDigest: string | null;
                 clientIp: string | null;
-                details: unknown;
+                /** @description a group was created */
+                details: {
+                    name: string;
+                };
                 hash: string;
                 /**
                  * Format: uuid
@@ -2216,8 +2220,2065 @@ export interface components {
                 /** @description Position in the chain (decimal string) */
                 seq: string;
                 targetId: string | null;
-                targetType: string;
-            }[];
+                /** @enum {string} */
+                targetType: "group";
+            } | {
+                /** @enum {string} */
+                action: "group.update";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a group was renamed or re-described */
+                details: {
+                    after: {
+                        description: string | null;
+                        name: string;
+                    };
+                    before: {
+                        description: string | null;
+                        name: string;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "group";
+            } | {
+                /** @enum {string} */
+                action: "group.delete";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a group was deleted */
+                details: {
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "group";
+            } | {
+                /** @enum {string} */
+                action: "group.audit_settings.update";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a group’s capture settings changed */
+                details: {
+                    after: {
+                        /**
+                         * @description none: no output; digests: sha256 only; excerpts: bounded excerpts, redacted, plus digests
+                         * @enum {string}
+                         */
+                        capture: "none" | "digests" | "excerpts";
+                        /**
+                         * @description what hook inventories report of commands: verbatim (redacted), program (first word + sha256), hash (sha256 only), none
+                         * @default program
+                         * @enum {string}
+                         */
+                        inventoryCommands?: "verbatim" | "program" | "hash" | "none";
+                        maxExcerptBytes: number;
+                        /** @description extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED] */
+                        redactPatterns: string[];
+                        /** @description also apply the built-in secret and token patterns */
+                        useDefaultRedact: boolean;
+                    };
+                    before: {
+                        /**
+                         * @description none: no output; digests: sha256 only; excerpts: bounded excerpts, redacted, plus digests
+                         * @enum {string}
+                         */
+                        capture: "none" | "digests" | "excerpts";
+                        /**
+                         * @description what hook inventories report of commands: verbatim (redacted), program (first word + sha256), hash (sha256 only), none
+                         * @default program
+                         * @enum {string}
+                         */
+                        inventoryCommands?: "verbatim" | "program" | "hash" | "none";
+                        maxExcerptBytes: number;
+                        /** @description extra regular expressions (RE2 syntax) whose matches are replaced by [REDACTED] */
+                        redactPatterns: string[];
+                        /** @description also apply the built-in secret and token patterns */
+                        useDefaultRedact: boolean;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "group";
+            } | {
+                /** @enum {string} */
+                action: "policy.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a policy was created */
+                details: {
+                    groupId: string;
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "policy";
+            } | {
+                /** @enum {string} */
+                action: "policy.update";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a policy was renamed or re-described */
+                details: {
+                    after: {
+                        description: string | null;
+                        groupId: string;
+                        name: string;
+                    };
+                    before: {
+                        description: string | null;
+                        groupId: string;
+                        name: string;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "policy";
+            } | {
+                /** @enum {string} */
+                action: "policy.move";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a policy moved to another group */
+                details: {
+                    after: {
+                        description: string | null;
+                        groupId: string;
+                        name: string;
+                    };
+                    before: {
+                        description: string | null;
+                        groupId: string;
+                        name: string;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "policy";
+            } | {
+                /** @enum {string} */
+                action: "policy.delete";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a policy was deleted */
+                details: {
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "policy";
+            } | {
+                /** @enum {string} */
+                action: "policy.version.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a policy version was authored */
+                details: {
+                    /** @description Files in the version */
+                    files: number;
+                    /** @description The new version number */
+                    version: number;
+                    /** @description Lint warnings it was saved with */
+                    warnings: number;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "policy";
+            } | {
+                /** @enum {string} */
+                action: "release.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a release was created */
+                details: {
+                    groupId: string;
+                    policyVersion: number;
+                    policyVersionId: string;
+                    revision: number;
+                    rings: number[];
+                    strategy: string;
+                    /** @description Releases of the group this one superseded */
+                    superseded: string[];
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.advance";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a staged release moved to its next ring */
+                details: {
+                    currentRing: number;
+                    fromRing: number;
+                    groupId: string;
+                    revision: number;
+                    status: string;
+                    toRing: number;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.pause";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an admin paused a release */
+                details: {
+                    currentRing: number;
+                    groupId: string;
+                    reason: string | null;
+                    revision: number;
+                    status: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.auto_pause";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a release’s gate paused it */
+                details: {
+                    currentRing: number;
+                    groupId: string;
+                    /** @description Which failure ratio tripped the gate */
+                    reason: string;
+                    revision: number;
+                    status: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.resume";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a paused release resumed */
+                details: {
+                    currentRing: number;
+                    groupId: string;
+                    revision: number;
+                    status: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.abort";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a release was aborted (and rolled back) */
+                details: {
+                    groupId: string;
+                    revision: number;
+                    rollbackReleaseId: string | null;
+                    rollbackRevision: number | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.enroll";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an endpoint enrolled */
+                details: {
+                    enrollmentSecretId: string;
+                    groupId: string;
+                    hostname: string;
+                    /** @description Key id the endpoint proved (null for a bearer enrollment) */
+                    keyId: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.reenroll";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an endpoint enrolled again, proving its key */
+                details: {
+                    enrollmentSecretId: string;
+                    groupId: string;
+                    hostname: string;
+                    /** @description Key id the endpoint proved (null for a bearer enrollment) */
+                    keyId: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.enroll_pending";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an enrollment claimed a known machine id without proof of its key: pending approval */
+                details: {
+                    duplicateOf: string;
+                    enrollmentSecretId: string;
+                    groupId: string;
+                    hostname: string;
+                    /** @description Key id the endpoint proved (null for a bearer enrollment) */
+                    keyId: string | null;
+                    machineId: string;
+                    /** @enum {string} */
+                    reason: "revoked" | "no_proof";
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.key_migrate";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a bearer-enrolled endpoint registered its own key */
+                details: {
+                    keyId: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.revoke";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an endpoint was revoked */
+                details: {
+                    groupId: string;
+                    hostname: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.move";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an endpoint moved to another group */
+                details: {
+                    assignmentEpoch: number;
+                    fromGroupId: string;
+                    hostname: string;
+                    toGroupId: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.approve";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an enrollment pending approval was admitted */
+                details: {
+                    /** @description The endpoint of the same machine id this enrollment duplicated */
+                    duplicateOf: string | null;
+                    groupId: string;
+                    hostname: string;
+                    machineId: string | null;
+                    /** @description The endpoint retired for this one (approve) */
+                    retiredEndpointId: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.reject";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an enrollment pending approval was rejected */
+                details: {
+                    /** @description The endpoint of the same machine id this enrollment duplicated */
+                    duplicateOf: string | null;
+                    groupId: string;
+                    hostname: string;
+                    machineId: string | null;
+                    /** @description The endpoint retired for this one (approve) */
+                    retiredEndpointId: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.readmit";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a revoked endpoint was admitted again */
+                details: {
+                    groupId: string;
+                    hostname: string;
+                    machineId: string | null;
+                    /** @description ISO 8601 time */
+                    revokedAt: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "endpoint.retire";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an endpoint was retired for the approved one of its machine */
+                details: {
+                    machineId: string | null;
+                    replacedBy: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "endpoint";
+            } | {
+                /** @enum {string} */
+                action: "enrollment_secret.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an enrollment secret was created */
+                details: {
+                    /** @description ISO 8601 time */
+                    expiresAt: string | null;
+                    groupId: string;
+                    maxUses: number | null;
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "enrollment_secret";
+            } | {
+                /** @enum {string} */
+                action: "enrollment_secret.revoke";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an enrollment secret was revoked */
+                details: {
+                    groupId: string;
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "enrollment_secret";
+            } | {
+                /** @enum {string} */
+                action: "signing_key.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a signing key was created */
+                details: {
+                    activated: boolean;
+                    previousActiveKid: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "signing_key";
+            } | {
+                /** @enum {string} */
+                action: "signing_key.activate";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a signing key became the active one */
+                details: {
+                    previousActiveKid: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "signing_key";
+            } | {
+                /** @enum {string} */
+                action: "signing_key.retire";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a signing key was retired */
+                details: {
+                    privateKeyDestroyed: boolean;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "signing_key";
+            } | {
+                /** @enum {string} */
+                action: "token.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an API token was created */
+                details: {
+                    /** @description ISO 8601 time */
+                    expiresAt: string | null;
+                    name: string;
+                    role: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "token";
+            } | {
+                /** @enum {string} */
+                action: "token.create_personal";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a person created a personal token */
+                details: {
+                    /** @description ISO 8601 time */
+                    expiresAt: string;
+                    name: string;
+                    role: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "token";
+            } | {
+                /** @enum {string} */
+                action: "token.bootstrap";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description the bootstrap admin token was installed */
+                details: {
+                    name: string;
+                    role: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "token";
+            } | {
+                /** @enum {string} */
+                action: "token.revoke";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a token was revoked */
+                details: {
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "token";
+            } | {
+                /** @enum {string} */
+                action: "session.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a person signed in */
+                details: {
+                    /** @description ISO 8601 time */
+                    expiresAt: string;
+                    groups: string[];
+                    role: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "session";
+            } | {
+                /** @enum {string} */
+                action: "session.refuse";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a sign-in was refused */
+                details: {
+                    /** @description The person’s groups (no_mapped_group) */
+                    groups?: string[];
+                    /** @description `no_mapped_group`, or the error the identity provider answered */
+                    reason: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "session";
+            } | {
+                /** @enum {string} */
+                action: "session.role_change";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a session’s role changed at sign-in refresh */
+                details: {
+                    from: string;
+                    to: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "session";
+            } | {
+                /** @enum {string} */
+                action: "session.revoke";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a session was signed out or revoked */
+                details: {
+                    reason: string;
+                    /** @enum {string} */
+                    scope: "session" | "person";
+                    tokensRevoked: number;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "session";
+            } | {
+                /** @enum {string} */
+                action: "inventory.deny_hash";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a hook hash was put on the known-bad list */
+                details: {
+                    reason: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "hook_hash";
+            } | {
+                /** @enum {string} */
+                action: "inventory.undeny_hash";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a hook hash was taken off the known-bad list */
+                details: Record<string, never>;
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "hook_hash";
+            } | {
+                /** @enum {string} */
+                action: "hook_runs.partition.drop";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a hook-run partition was dropped */
+                details: {
+                    /** @description ISO 8601 time */
+                    cutoff: string;
+                    /** @description ISO 8601 time */
+                    from: string;
+                    retentionDays: number;
+                    rows: number;
+                    /** @description ISO 8601 time */
+                    to: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "hook_runs_partition";
+            } | {
+                /** @enum {string} */
+                action: "stream_destination.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a streaming destination was created */
+                details: {
+                    name: string;
+                    /** @description Names of the secrets set (never their values) */
+                    secrets: string[];
+                    streams: string[];
+                    /** @description syslog, syslog_tls, webhook, splunk_hec or otlp */
+                    type: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "stream_destination";
+            } | {
+                /** @enum {string} */
+                action: "stream_destination.update";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a streaming destination was changed */
+                details: {
+                    /** @description The fields sent, without secrets */
+                    changed: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Names of the secrets replaced (never their values) */
+                    secrets: string[];
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "stream_destination";
+            } | {
+                /** @enum {string} */
+                action: "stream_destination.delete";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a streaming destination was deleted */
+                details: {
+                    name: string;
+                    type: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "stream_destination";
+            } | {
+                /** @enum {string} */
+                action: "stream_destination.rotate_secret";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a webhook destination’s signing secret was rotated (the previous one signs until the overlap ends) */
+                details: {
+                    overlapSec: number;
+                    /** @description ISO 8601 time */
+                    previousUntil: string | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "stream_destination";
+            } | {
+                /** @enum {string} */
+                action: "stream_destination.replay";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a destination’s cursors were moved back (replay) or its dead letter was cleared */
+                details: {
+                    fromEventId: string | null;
+                    /** @description ISO 8601 time */
+                    fromTime: string | null;
+                    streams: string[];
+                    wasState: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "stream_destination";
+            } | {
+                /** @enum {string} */
+                action: "alert_rule.create";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an alert rule was created */
+                details: {
+                    kind: string;
+                    name: string;
+                    params: {
+                        [key: string]: unknown;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "alert_rule";
+            } | {
+                /** @enum {string} */
+                action: "alert_rule.update";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an alert rule was changed */
+                details: {
+                    enabled?: boolean;
+                    name?: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "alert_rule";
+            } | {
+                /** @enum {string} */
+                action: "alert_rule.delete";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description an alert rule was deleted */
+                details: {
+                    kind: string;
+                    name: string;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "alert_rule";
+            })[];
             /** @description Pass as `cursor` to get the next page; null on the last page */
             nextCursor: string | null;
         };

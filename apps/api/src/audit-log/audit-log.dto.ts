@@ -3,21 +3,19 @@ import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { isoTime, queryText } from '../common/query';
 import { pageSchema, paginationQuerySchema } from '../common/pagination';
-import { AUDIT_ACTION_NAMES, AUDIT_TARGET_TYPES } from './audit-actions';
+import { AUDIT_ACTION_NAMES, AUDIT_ACTIONS, AUDIT_TARGET_TYPES, type AuditAction } from './audit-actions';
+import { AUDIT_DETAILS } from './audit-details';
 
-export const auditEntrySchema = z.object({
+const auditEntryCommon = {
   seq: z.string().describe('Position in the chain (decimal string)'),
   id: z.uuid(),
   at: z.iso.datetime(),
   actorId: z.string().nullable(),
   actorName: z.string(),
   role: z.string(),
-  action: z.string(),
-  targetType: z.string(),
   targetId: z.string().nullable(),
   beforeDigest: z.string().nullable(),
   afterDigest: z.string().nullable(),
-  details: z.unknown(),
   requestId: z.string().nullable(),
   clientIp: z.string().nullable(),
   person: z
@@ -32,7 +30,26 @@ export const auditEntrySchema = z.object({
     .describe('The person behind the actor when they signed in through SSO (covered by the hash)'),
   prevHash: z.string(),
   hash: z.string(),
-});
+};
+
+// One entry of action A: its target type and its details as the action and details tables give them.
+const entryOf = <A extends AuditAction>(action: A) =>
+  z.object({
+    ...auditEntryCommon,
+    action: z.literal(action),
+    targetType: z.literal(AUDIT_ACTIONS[action].target as (typeof AUDIT_ACTIONS)[A]['target']),
+    details: AUDIT_DETAILS[action].describe(AUDIT_ACTIONS[action].summary) as (typeof AUDIT_DETAILS)[A],
+  });
+type AuditEntrySchemaOf<A extends AuditAction> = ReturnType<typeof entryOf<A>>;
+
+/** An entry, discriminated on `action` (one branch per action of the table). */
+export const auditEntrySchema = z.discriminatedUnion(
+  'action',
+  AUDIT_ACTION_NAMES.map((a) => entryOf(a)) as unknown as [
+    { [A in AuditAction]: AuditEntrySchemaOf<A> }[AuditAction],
+    ...{ [A in AuditAction]: AuditEntrySchemaOf<A> }[AuditAction][],
+  ],
+);
 export type AuditEntryView = z.infer<typeof auditEntrySchema>;
 export class AuditEntryPageDto extends createZodDto(pageSchema(auditEntrySchema)) {}
 

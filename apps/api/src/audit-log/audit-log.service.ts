@@ -40,7 +40,8 @@ const CSV_COLUMNS = [
   'person',
 ] as const satisfies ReadonlyArray<keyof AuditEntryView>;
 
-// Public view of an entry (seq as a decimal string: it is a bigint).
+// Public view of an entry (seq as a decimal string: it is a bigint). Its action, target type and details are as the
+// writers stored them (appendAudit takes each action's details type from the same table the schema documents).
 export function toAuditView(e: AuditLogEntry): AuditEntryView {
   return {
     seq: e.seq.toString(),
@@ -60,7 +61,7 @@ export function toAuditView(e: AuditLogEntry): AuditEntryView {
     ...(e.actorPerson ? { person: e.actorPerson as NonNullable<AuditEntryView['person']> } : {}),
     prevHash: e.prevHash,
     hash: e.hash,
-  };
+  } as AuditEntryView;
 }
 
 /** A point the chain must still contain: the server's head row or an auditor's checkpoint. */

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '@hookwarden/hook-core';
 import { Prisma } from '@prisma/client';
 import type { AuditAction, AuditTargetOf } from './audit-actions';
+import type { AuditDetailsOf } from './audit-details';
 
 /** The hash the first entry of the chain links to. */
 export const GENESIS_HASH = 'sha256:' + '0'.repeat(64);
@@ -26,7 +27,7 @@ export interface AuditPerson {
   sessionId: string | null;
 }
 
-/** One change to record: an action of the table with the target type the table gives it. */
+/** One change to record: an action of the table with the target type and the details the tables give it. */
 export type AuditChange<A extends AuditAction = AuditAction> = {
   [K in A]: {
     action: K;
@@ -34,7 +35,7 @@ export type AuditChange<A extends AuditAction = AuditAction> = {
     targetId?: string | null;
     beforeDigest?: string | null;
     afterDigest?: string | null;
-    details?: Prisma.InputJsonValue;
+    details: AuditDetailsOf<K>;
   };
 }[A];
 
@@ -90,7 +91,7 @@ export async function appendAudit(tx: Prisma.TransactionClient, ctx: AuditContex
     targetId: change.targetId ?? null,
     beforeDigest: change.beforeDigest ?? null,
     afterDigest: change.afterDigest ?? null,
-    details: change.details ?? {},
+    details: change.details as Prisma.InputJsonObject,
     requestId: ctx.requestId ?? null,
     clientIp: ctx.clientIp ?? null,
   };

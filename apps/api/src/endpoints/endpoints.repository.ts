@@ -215,19 +215,24 @@ export class EndpointsRepository {
             data: { resolvedAt: now },
           });
         }
-        await appendAudit(tx, ctx, {
-          action: `endpoint.${action}`,
-          targetType: 'endpoint',
-          targetId: id,
-          details: {
-            hostname: row.hostname,
-            groupId: row.groupId,
-            machineId: row.machineId,
-            ...(action === 'readmit'
-              ? { revokedAt: existing.revokedAt?.toISOString() ?? null }
-              : { duplicateOf: existing.duplicateOf, retiredEndpointId: retired }),
-          },
-        });
+        const which = { hostname: row.hostname, groupId: row.groupId, machineId: row.machineId };
+        await appendAudit(
+          tx,
+          ctx,
+          action === 'readmit'
+            ? {
+                action: 'endpoint.readmit',
+                targetType: 'endpoint',
+                targetId: id,
+                details: { ...which, revokedAt: existing.revokedAt?.toISOString() ?? null },
+              }
+            : {
+                action: `endpoint.${action}`,
+                targetType: 'endpoint',
+                targetId: id,
+                details: { ...which, duplicateOf: existing.duplicateOf, retiredEndpointId: retired },
+              },
+        );
         if (retired) {
           await appendAudit(tx, ctx, {
             action: 'endpoint.retire',

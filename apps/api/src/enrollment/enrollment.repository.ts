@@ -191,28 +191,34 @@ export class EnrollmentRepository {
           },
         });
       }
-      const action = {
-        create: 'endpoint.enroll',
-        rekey: 'endpoint.reenroll',
-        pending: 'endpoint.enroll_pending',
-      } as const;
+      const actor = { actorId: endpoint.id, actorName: `endpoint:${endpoint.id}`, role: 'agent' };
+      const enrolled = {
+        groupId: endpoint.groupId,
+        hostname: endpoint.hostname,
+        enrollmentSecretId: secret.id,
+        keyId: input.keyId,
+      };
       await appendAudit(
         tx,
-        { actorId: endpoint.id, actorName: `endpoint:${endpoint.id}`, role: 'agent' },
-        {
-          action: action[decision.kind],
-          targetType: 'endpoint',
-          targetId: endpoint.id,
-          details: {
-            groupId: endpoint.groupId,
-            hostname: endpoint.hostname,
-            enrollmentSecretId: secret.id,
-            keyId: input.keyId,
-            ...(decision.kind === 'pending'
-              ? { duplicateOf: decision.duplicateOf.id, reason: decision.reason, machineId: input.machineId }
-              : {}),
-          },
-        },
+        actor,
+        decision.kind === 'pending'
+          ? {
+              action: 'endpoint.enroll_pending',
+              targetType: 'endpoint',
+              targetId: endpoint.id,
+              details: {
+                ...enrolled,
+                duplicateOf: decision.duplicateOf.id,
+                reason: decision.reason,
+                machineId: input.machineId,
+              },
+            }
+          : {
+              action: decision.kind === 'rekey' ? 'endpoint.reenroll' : 'endpoint.enroll',
+              targetType: 'endpoint',
+              targetId: endpoint.id,
+              details: enrolled,
+            },
       );
       return {
         ok: true,

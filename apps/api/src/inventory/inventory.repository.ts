@@ -334,7 +334,12 @@ export class InventoryRepository {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.deniedHookHash.deleteMany({ where: { hash } });
       if (count === 0) return false;
-      await appendAudit(tx, ctx, { action: 'inventory.undeny_hash', targetType: 'hook_hash', targetId: hash });
+      await appendAudit(tx, ctx, {
+        action: 'inventory.undeny_hash',
+        targetType: 'hook_hash',
+        targetId: hash,
+        details: {},
+      });
       return true;
     });
   }

@@ -2,8 +2,8 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, type Release } from '@prisma/client';
 import type { SignedBundle } from '@hookwarden/hook-core';
-import type { ReleaseAuditAction } from '../audit-log/audit-actions';
-import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
+import type { AuditDetailsOf } from '../audit-log/audit-details';
+import { type AuditChange, type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
 import { PrismaService } from '../prisma/prisma.service';
 import type { EndpointRuns } from './hook-gate';
 import type { ServedRevision } from './rollout';
@@ -38,6 +38,16 @@ const HOOK_GATE_CLOCK_SLACK_MS = 10 * 60_000;
 /** Advisory lock namespace serializing releases per group. */
 const GROUP_LOCK_NS = 0x4877_726c; // "Hwrl"
 
+/** The audit actions of a guarded release transition. */
+export type TransitionAction = 'release.advance' | 'release.pause' | 'release.auto_pause' | 'release.resume';
+/** A transition's action with the details it adds to the release state `transition` records. */
+export type TransitionChange = {
+  [A in TransitionAction]: {
+    action: A;
+    details: Omit<AuditDetailsOf<A>, 'groupId' | 'revision' | 'status' | 'currentRing'>;
+  };
+}[TransitionAction];
+
 @Injectable()
 export class ReleasesRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -59,10 +69,8 @@ export class ReleasesRepository {
     input: NewRelease,
     build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
-    action: ReleaseAuditAction = 'release.create',
-    extraDetails: Prisma.InputJsonObject = {},
   ): Promise<{ release: ReleaseRow; superseded: string[] }> {
-    return this.prisma.$transaction(async (tx) => this.createIn(tx, input, build, ctx, action, extraDetails));
+    return this.prisma.$transaction(async (tx) => this.createIn(tx, input, build, ctx));
   }
 
   // The body of `create`, usable inside another transaction of this repository.
@@ -71,8 +79,6 @@ export class ReleasesRepository {
     input: NewRelease,
     build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
-    action: ReleaseAuditAction,
-    extraDetails: Prisma.InputJsonObject,
   ): Promise<{ release: ReleaseRow; superseded: string[] }> {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext(${input.groupId}))`;
     const last = await tx.release.findFirst({ where: { groupId: input.groupId }, orderBy: { revision: 'desc' } });
@@ -124,7 +130,7 @@ export class ReleasesRepository {
       include: WITH_VERSION,
     });
     await appendAudit(tx, ctx, {
-      action,
+      action: 'release.create',
       targetType: 'release',
       targetId: release.id,
       beforeDigest: null,
@@ -135,9 +141,8 @@ export class ReleasesRepository {
         policyVersion: release.policyVersion.number,
         revision,
         strategy: release.strategy,
-        rings: release.rings as Prisma.InputJsonValue,
+        rings: release.rings as number[],
         superseded: inProgress.map((r) => r.id),
-        ...extraDetails,
       },
     });
     return { release, superseded: inProgress.map((r) => r.id) };
@@ -187,7 +192,7 @@ export class ReleasesRepository {
     guard: { status: string[]; currentRing?: number },
     data: Prisma.ReleaseUpdateInput,
     ctx: AuditContext,
-    change: { action: ReleaseAuditAction; details?: Prisma.InputJsonObject },
+    change: TransitionChange,
   ): Promise<ReleaseRow | null> {
     return this.prisma.$transaction(async (tx) => {
       const updated = await tx.release.updateMany({
@@ -200,19 +205,15 @@ export class ReleasesRepository {
       });
       if (updated.count === 0) return null;
       const row = await tx.release.findUniqueOrThrow({ where: { id }, include: WITH_VERSION });
+      const state = { groupId: row.groupId, revision: row.revision, status: row.status, currentRing: row.currentRing };
+      // The release state completes the details the caller gave for its action (TransitionChange checks them).
       await appendAudit(tx, ctx, {
         action: change.action,
         targetType: 'release',
         targetId: id,
         afterDigest: row.digest,
-        details: {
-          groupId: row.groupId,
-          revision: row.revision,
-          status: row.status,
-          currentRing: row.currentRing,
-          ...(change.details ?? {}),
-        },
-      });
+        details: { ...state, ...change.details },
+      } as AuditChange<TransitionAction>);
       return row;
     });
   }

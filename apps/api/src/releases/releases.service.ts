@@ -3,7 +3,6 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Release } from '@prisma/client';
 import type { Queue } from 'bullmq';
-import type { ReleaseAuditAction } from '../audit-log/audit-actions';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { InventoryService, type PreviewedVersion } from '../inventory/inventory.service';
@@ -243,7 +242,7 @@ export class ReleasesService {
   private async advanceFrom(
     release: ReleaseRow,
     ctx: AuditContext,
-    action: ReleaseAuditAction,
+    action: 'release.advance',
   ): Promise<ReleaseRow | null> {
     const rings = release.rings as number[];
     const next = release.currentRing + 1;
@@ -386,6 +385,7 @@ export class ReleasesService {
     const release = await this.mustGet(id);
     const row = await this.repo.transition(id, { status: ['paused'] }, { status: 'rolling', pausedReason: null }, ctx, {
       action: 'release.resume',
+      details: {},
     });
     if (!row)
       throw new ApiError('conflict', `Release ${id} is ${release.status}; only a paused release can be resumed`);

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiToken, OidcLogin, Prisma, Role, UserSession } from '@prisma/client';
 import { type AuditContext, appendAudit } from '../audit-log/audit-log.writer';
+import type { AuditDetailsOf } from '../audit-log/audit-details';
 import { afterCreatedAtId, type CreatedAtIdKey } from '../common/pagination';
 import { PrismaService } from '../prisma/prisma.service';
 
@@ -89,7 +90,7 @@ export class SessionsRepository {
   }
 
   // Records a refused sign-in (a person with no mapped group, or an IdP that failed verification).
-  async recordRefusal(ctx: AuditContext, details: Prisma.InputJsonValue): Promise<void> {
+  async recordRefusal(ctx: AuditContext, details: AuditDetailsOf<'session.refuse'>): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       await appendAudit(tx, ctx, { action: 'session.refuse', targetType: 'session', details });
     });

@@ -2,6 +2,7 @@
 // alert event (the alerts stream) in the same transaction.
 import { Injectable } from '@nestjs/common';
 import type { Alert, AlertRule, Prisma } from '@prisma/client';
+import type { AuditDetailsOf } from '../audit-log/audit-details';
 import { appendAudit, type AuditContext } from '../audit-log/audit-log.writer';
 import { PgPools } from '../database/pg-pools';
 import { PrismaService } from '../prisma/prisma.service';
@@ -37,7 +38,7 @@ export class AlertsRepository {
         action: 'alert_rule.create',
         targetType: 'alert_rule',
         targetId: row.id,
-        details: { name: row.name, kind: row.kind, params: row.params as Prisma.InputJsonValue },
+        details: { name: row.name, kind: row.kind, params: row.params as Record<string, unknown> },
       });
       return row;
     });
@@ -51,14 +52,18 @@ export class AlertsRepository {
         action: 'alert_rule.update',
         targetType: 'alert_rule',
         targetId: id,
-        details: data as Prisma.InputJsonValue,
+        details: {
+          ...(typeof data.name === 'string' ? { name: data.name } : {}),
+          ...(data.params !== undefined ? { params: data.params as Record<string, unknown> } : {}),
+          ...(typeof data.enabled === 'boolean' ? { enabled: data.enabled } : {}),
+        },
       });
       return row;
     });
   }
 
   // Deletes a rule and its alerts, audited.
-  async deleteRule(id: string, ctx: AuditContext, details: Prisma.InputJsonValue): Promise<void> {
+  async deleteRule(id: string, ctx: AuditContext, details: AuditDetailsOf<'alert_rule.delete'>): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       await tx.alertRule.delete({ where: { id } });
       await appendAudit(tx, ctx, { action: 'alert_rule.delete', targetType: 'alert_rule', targetId: id, details });

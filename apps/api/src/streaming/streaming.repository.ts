@@ -7,6 +7,7 @@ import type { Prisma, StreamDestination } from '@prisma/client';
 import pg from 'pg';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import type { AuditDetailsOf } from '../audit-log/audit-details';
 import { appendAudit, type AuditChange, type AuditContext } from '../audit-log/audit-log.writer';
 import { PgPools } from '../database/pg-pools';
 import { PrismaService } from '../prisma/prisma.service';
@@ -436,7 +437,7 @@ export class StreamingRepository {
   }
 
   // Deletes a destination and its cursors, audited.
-  async delete(id: string, ctx: AuditContext, details: Prisma.InputJsonValue): Promise<void> {
+  async delete(id: string, ctx: AuditContext, details: AuditDetailsOf<'stream_destination.delete'>): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       await tx.streamDestination.delete({ where: { id } });
       await appendAudit(tx, ctx, {
@@ -454,7 +455,7 @@ export class StreamingRepository {
     id: string,
     moves: Array<{ stream: StreamName; position: Position }>,
     ctx: AuditContext,
-    details: Prisma.InputJsonValue,
+    details: AuditDetailsOf<'stream_destination.replay'>,
   ): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       for (const m of moves) {

@@ -2,7 +2,7 @@
 // lag. Secrets are sealed under the KEK bound to the destination id and never returned (only which ones are set).
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Prisma, StreamDestination } from '@prisma/client';
+import type { StreamDestination } from '@prisma/client';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ApiError } from '../common/api-error';
 import { KeyVault } from '../signing/key-vault.service';
@@ -139,7 +139,7 @@ export class StreamingService {
         action: 'stream_destination.update',
         targetType: 'stream_destination',
         targetId: id,
-        details: { changed: shown as Prisma.InputJsonValue, secrets: Object.keys(body.secrets ?? {}) },
+        details: { changed: shown, secrets: Object.keys(body.secrets ?? {}) },
       },
     );
     return this.view(updated);

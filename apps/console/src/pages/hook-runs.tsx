@@ -5,6 +5,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { api, downloadExport, nextCursorOf } from '../api/client';
 import type { operations } from '@hookwarden/admin-client';
 import { Card, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
+import { useAction } from '../components/use-action';
 import { navigate, useLocation } from '../router';
 import { PickList } from '../components/pick-list';
 import { HOOK_RUN_FILTERS, type HookRunFilter, TOP_KINDS } from '../filters';
@@ -44,9 +45,15 @@ export default function HookRuns() {
   const key = JSON.stringify(applied);
   // A link to other filters (a drill-down, a saved view) shows them in the form too.
   useEffect(() => setDraft(JSON.parse(key) as Partial<Record<FilterKey, string>>), [key]);
-  const [exportError, setExportError] = useState<unknown>(null);
   const [topKind, setTopKind] = useState<TopKind | ''>('failing');
-  const [exporting, setExporting] = useState<string | null>(null);
+  // The format of the export last started (the one running while the action is busy).
+  const [exportFormat, setExportFormat] = useState<'csv' | 'ndjson'>('csv');
+  const exportRuns = useAction(async (format: 'csv' | 'ndjson') => {
+    setExportFormat(format);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    await downloadExport({ ...(applied as RunQuery), format }, `hook-runs-${stamp}.${format}`);
+  });
+  const exporting = exportRuns.busy ? exportFormat : null;
   const queryClient = useQueryClient();
   const groups = useQuery(groupsQuery);
   const runs = useInfiniteQuery({
@@ -79,18 +86,6 @@ export default function HookRuns() {
     setDraft({});
     navigate('/hook-runs', true);
   };
-  const doExport = async (format: 'csv' | 'ndjson') => {
-    setExportError(null);
-    setExporting(format);
-    try {
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      await downloadExport({ ...(applied as RunQuery), format }, `hook-runs-${stamp}.${format}`);
-    } catch (err) {
-      setExportError(err);
-    } finally {
-      setExporting(null);
-    }
-  };
   const items = runs.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <>
@@ -99,13 +94,18 @@ export default function HookRuns() {
         subtitle="Every hook run recorded on the fleet's endpoints, newest first."
         actions={
           <>
-            <button type="button" className="btn-secondary" onClick={() => void doExport('csv')} disabled={!!exporting}>
+            <button
+              type="button"
+              className="btn-secondary"
+              onClick={() => void exportRuns.run('csv')}
+              disabled={!!exporting}
+            >
               {exporting === 'csv' ? 'Exporting…' : 'Export CSV'}
             </button>
             <button
               type="button"
               className="btn-secondary"
-              onClick={() => void doExport('ndjson')}
+              onClick={() => void exportRuns.run('ndjson')}
               disabled={!!exporting}
             >
               {exporting === 'ndjson' ? 'Exporting…' : 'Export NDJSON'}
@@ -113,7 +113,7 @@ export default function HookRuns() {
           </>
         }
       />
-      <ErrorBox error={exportError} title="Export failed" />
+      <ErrorBox error={exportRuns.error} title="Export failed" />
       <SavedViews kind="explorer" path="/hook-runs" query={applied} />
       <Card>
         <form className="filters" onSubmit={apply} aria-label="Filters">

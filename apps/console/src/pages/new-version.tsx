@@ -5,6 +5,7 @@ import { type ChangeEvent, useEffect, useRef, useState } from 'react';
 import { api, ApiError, type Diagnostic, type Schemas } from '../api/client';
 import { CodeEditor } from '../components/code';
 import { Badge, Card, ErrorBox, Loading, locationOf, PageHeader } from '../components/ui';
+import { useAction } from '../components/use-action';
 import { type EditFile, fileFromBytes, fromBase64, octal } from '../files';
 import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
@@ -53,8 +54,22 @@ export default function NewVersion({ params }: { params: Record<string, string> 
   const [message, setMessage] = useState('');
   const [validation, setValidation] = useState<Validation | null>(null);
   const [validateError, setValidateError] = useState<unknown>(null);
-  const [submitError, setSubmitError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  // Creates the version (the editor is loaded whenever its button can be pressed).
+  const {
+    run: submit,
+    busy,
+    error: submitError,
+    setError: setSubmitError,
+  } = useAction(async () => {
+    if (toml === null || files === null) return;
+    const v = await api.POST('/v1/policies/{id}/versions', {
+      params: { path: { id } },
+      body: { toml, files: filesBody(files), message, baseVersion: baseVersion ?? 0 },
+    });
+    await queryClient.invalidateQueries({ queryKey: queryKeys.policies.one(id) });
+    await queryClient.invalidateQueries({ queryKey: queryKeys.policies.versions(id) });
+    navigate(`/policies/${id}?v=${v.number}`);
+  });
   const [openFile, setOpenFile] = useState<number | null>(null);
   const [newPath, setNewPath] = useState('');
   const seq = useRef(0);
@@ -150,23 +165,6 @@ export default function NewVersion({ params }: { params: Record<string, string> 
     setFiles((fs) => [...fs!, { path, mode: 0o755, encoding: 'utf8', content: '#!/bin/sh\n' }]);
     setOpenFile(files.length);
     setNewPath('');
-  };
-  const submit = async () => {
-    setBusy(true);
-    setSubmitError(null);
-    try {
-      const v = await api.POST('/v1/policies/{id}/versions', {
-        params: { path: { id } },
-        body: { toml, files: filesBody(files), message, baseVersion: baseVersion ?? 0 },
-      });
-      await queryClient.invalidateQueries({ queryKey: queryKeys.policies.one(id) });
-      await queryClient.invalidateQueries({ queryKey: queryKeys.policies.versions(id) });
-      navigate(`/policies/${id}?v=${v.number}`);
-    } catch (err) {
-      setSubmitError(err);
-    } finally {
-      setBusy(false);
-    }
   };
   // 409/428: someone else created a version; the author may move the base to it and keep their text.
   const current =

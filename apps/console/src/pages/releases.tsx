@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, ApiError, type Schemas } from '../api/client';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
+import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
 import { PreviewPanel } from './release-preview';
@@ -40,8 +41,6 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
   const [maxApply, setMaxApply] = useState('0.05');
   const [maxHook, setMaxHook] = useState('');
   const [minRuns, setMinRuns] = useState('20');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const chosenVersion = versionId || versions.data?.items[0]?.id || '';
   // The impact of this version on the group's endpoints; a release that needs it names its digest as previewAck.
   const preview = useQuery({
@@ -58,10 +57,7 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
   const [previewChanged, setPreviewChanged] = useState(false);
   const needsAck = preview.data?.requiresAck === true;
   const acked = needsAck && ackedDigest === preview.data?.digest;
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const start = useAction(async () => {
     const body: CreateRelease = { policyVersionId: chosenVersion, strategy };
     if (acked && preview.data) body.previewAck = preview.data.digest;
     if (strategy === 'staged') {
@@ -76,16 +72,20 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
       await queryClient.invalidateQueries({ queryKey: queryKeys.groups.releases(groupId) });
       onStarted(r.id);
     } catch (err) {
-      setError(err);
       // 428: the preview changed since it was shown (or was not acknowledged): show the new one and ask again.
       if (err instanceof ApiError && err.status === 428) {
+        start.setError(err);
         setAckedDigest(null);
         setPreviewChanged(true);
         await preview.refetch();
       }
-    } finally {
-      setBusy(false);
+      throw err;
     }
+  });
+  const { busy, error, setError } = start;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void start.run();
   };
   if (policies.data && policies.data.items.length === 0) {
     return (
@@ -95,7 +95,7 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
     );
   }
   return (
-    <form onSubmit={(e) => void submit(e)} className="form-grid" aria-label="Start a release">
+    <form onSubmit={submit} className="form-grid" aria-label="Start a release">
       <label htmlFor="rel-policy">Policy</label>
       <select
         id="rel-policy"
