@@ -101,7 +101,10 @@ export interface ShadowResult {
   version: string | null;
   /** What the shadow hooks, alone, would have decided (never applied). */
   outcome: HookOutcome;
-  /** One record per shadow hook that ran (status `timed_out` with `shadow.killedAtBudget` when killed at the budget). */
+  /**
+   * One record per shadow hook that ran (status `timed_out` with `shadow.killedAtBudget` when killed at the budget);
+   * their `policy` is the shadow layer's (revision null), so gates counting the enforced revision never count them.
+   */
   runs: RunRecordDraft[];
 }
 
@@ -174,6 +177,7 @@ export function startShadow(opts: ShadowOptions & { requirementsPath: string }, 
   const runs = considered.filter((c) => c.run);
   if (runs.length === 0) return undefined;
   const release = readShadowRelease(opts.requirementsPath);
+  const digest = found.discovery.managed?.digest ?? null;
   const releaseId = opts.releaseId !== undefined ? opts.releaseId : release.releaseId;
   const graceMs = Math.max(0, opts.graceMs ?? DEFAULT_SHADOW_GRACE_MS);
   const maxTimeout = eventSpec(s.event).maxTimeoutSec ?? Number.POSITIVE_INFINITY;
@@ -238,6 +242,8 @@ export function startShadow(opts: ShadowOptions & { requirementsPath: string }, 
         const budget = killed.has(i);
         const r = budget ? { ...results[i]!, timedOut: true } : results[i]!;
         const rec = build(c, r, parsed[i]!, agg.effects[i]!);
+        // Not the enforced policy's run: no revision (gates count runs by revision), the shadow layer's digest.
+        rec.policy = { revision: null, digest };
         rec.shadow = {
           releaseId,
           version: release.version,

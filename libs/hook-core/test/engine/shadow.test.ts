@@ -234,7 +234,19 @@ describe('zerotwo-hooks dispatch with a shadow layer beside requirements.toml (r
     const out = await new Promise<string>((done, fail) => {
       const child = execFile(
         process.execPath,
-        [BIN, 'dispatch', 'PreToolUse', '--home', home, '--system-dir', sys, '--spool', spool],
+        [
+          BIN,
+          'dispatch',
+          'PreToolUse',
+          '--home',
+          home,
+          '--system-dir',
+          sys,
+          '--spool',
+          spool,
+          '--policy-revision',
+          '4',
+        ],
         { timeout: 60_000 },
         (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : done(stdout)),
       );
@@ -247,6 +259,14 @@ describe('zerotwo-hooks dispatch with a shadow layer beside requirements.toml (r
       .filter((f) => f.includes('.ndjson'))
       .map((f) => readFileSync(join(spool, f), 'utf8'))
       .join('');
-    expect(spooled).toContain('"releaseId":"rel-cli"');
+    const lines = spooled
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RunRecordDraft);
+    const shadowLine = lines.find((l) => l.shadow !== undefined)!;
+    expect(shadowLine.shadow?.releaseId).toBe('rel-cli');
+    // The enforced revision is not stamped on shadow runs (gates count runs by revision).
+    expect(shadowLine.policy.revision).toBeNull();
+    expect(shadowLine.policy.digest).toMatch(/^sha256:/);
   });
 });
