@@ -2982,6 +2982,12 @@ export interface components {
                 schemaVersion: 1;
                 seq: number;
                 sessionId: string;
+                shadow?: {
+                    killedAtBudget: boolean;
+                    releaseId: string | null;
+                    version: string | null;
+                    wouldHave: string;
+                };
                 signal: string | null;
                 skipReason: string | null;
                 spillPath: string | null;
@@ -3017,6 +3023,7 @@ export interface components {
             };
             seq: number;
             sessionId: string | null;
+            shadowReleaseId: string | null;
             signal: string | null;
             skipReason: string | null;
             /** @description ISO-8601 UTC */
@@ -3114,6 +3121,12 @@ export interface components {
                     schemaVersion: 1;
                     seq: number;
                     sessionId: string;
+                    shadow?: {
+                        killedAtBudget: boolean;
+                        releaseId: string | null;
+                        version: string | null;
+                        wouldHave: string;
+                    };
                     signal: string | null;
                     skipReason: string | null;
                     spillPath: string | null;
@@ -3149,6 +3162,7 @@ export interface components {
                 };
                 seq: number;
                 sessionId: string | null;
+                shadowReleaseId: string | null;
                 signal: string | null;
                 skipReason: string | null;
                 /** @description ISO-8601 UTC */
@@ -7188,6 +7202,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -7351,6 +7367,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -7433,6 +7451,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -7516,6 +7536,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
