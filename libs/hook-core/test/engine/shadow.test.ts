@@ -118,6 +118,35 @@ describe('shadow layer (observe mode)', () => {
     expect(deny!.shadow).toMatchObject({ wouldHave: 'deny', killedAtBudget: false });
   });
 
+  it('kills the whole process group of a hanging shadow hook (grandchild, SIGTERM ignored) at the budget', async () => {
+    const dir = tmp('hc-shadow-gc-');
+    const pidFile = join(dir, 'gc.pid');
+    const { req } = shadowLayer([`${fx('spawn-grandchild.sh')} ${pidFile}`, fx('ignore-term.sh')]);
+    // The enforced hook waits for the grandchild's pid file, so the grandchild exists before the budget starts.
+    const waitPid = `i=0; while [ ! -s ${pidFile} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`;
+    const r = await dispatch('PreToolUse', bashInput(), {
+      discovery: discovery([hook('PreToolUse', waitPid)]),
+      shadow: { requirementsPath: req, graceMs: 50 },
+    });
+    expect(r.outcome.decision).toBeUndefined();
+    expect(r.shadow!.runs.map((x) => [x.status, x.shadow!.killedAtBudget])).toEqual([
+      ['timed_out', true],
+      ['timed_out', true],
+    ]);
+    const gc = Number(readFileSync(pidFile, 'utf8').trim());
+    const alive = (): boolean => {
+      try {
+        process.kill(gc, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    expect(alive()).toBe(false);
+  });
+
   it('a crashing or missing shadow hook is an error record and changes nothing', async () => {
     const { req } = shadowLayer([emit(1, 'not json', 'boom'), '/nonexistent/hook.sh', emit(0, 'garbage{')]);
     const enforced = await dispatch('PreToolUse', bashInput(), {
