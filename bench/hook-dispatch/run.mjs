@@ -2,7 +2,7 @@
 // the per-event process: `zerotwo-hooks dispatch` / `hookwarden-agent hooks dispatch` with one trivial matching hook
 // against the physical floor (a Node process running the same hook through `sh -c`) and with no matching hook against
 // bare `node -e 0` (NODE_EXTRA_CA_CERTS unset, as on endpoints); each target is printed with PASS/FAIL.
-// Run with `npm run bench:hooks` (`-- --process-only` for the process rows). Builds the packages first (tsc -b, the
+// Run with `npm run bench:hooks` (`-- --process-only` for the process rows, `-- --shadow-only` for the shadow row). Builds the packages first (tsc -b, the
 // bins' bundles) and the Linux endpoint package (npm run package:agent -- --no-windows).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -101,8 +101,10 @@ const results = {
   process: null,
 };
 const processOnly = process.argv.includes('--process-only');
+// `-- --shadow-only`: only the shadow-layer row.
+const shadowOnly = process.argv.includes('--shadow-only');
 const rows = [];
-for (const n of processOnly ? [] : [1, 5, 20]) {
+for (const n of processOnly || shadowOnly ? [] : [1, 5, 20]) {
   const d = discoveryOf(n);
   const engine = () => core.dispatch('PreToolUse', input, { discovery: d, capture: { capture: 'digests' } });
   const spoolDir = mkdtempSync(join(tmpdir(), 'bench-spool-'));
@@ -140,8 +142,62 @@ for (const n of processOnly ? [] : [1, 5, 20]) {
   rows.push(r);
 }
 
+// Shadow layer (issue 27): 1 enforced + 1 shadow hook (its layer on disk, read per event as the CLI does) against
+// 1 enforced hook alone, interleaved in the same run.
+if (!processOnly) results.shadow = await benchShadow();
+async function benchShadow() {
+  const root = mkdtempSync(join(tmpdir(), 'bench-shadow-'));
+  mkdirSync(join(root, 'shadow'));
+  const req = join(root, 'shadow', 'requirements.toml');
+  writeFileSync(
+    req,
+    '[hooks]\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "true"\n',
+  );
+  writeFileSync(join(root, 'shadow', 'shadow-release.json'), JSON.stringify({ releaseId: 'bench', version: 'v' }));
+  const d = discoveryOf(1);
+  const opts = { discovery: d, capture: { capture: 'digests' } };
+  const alone = () => core.dispatch('PreToolUse', input, { ...opts, shadow: false });
+  const withShadow = () => core.dispatch('PreToolUse', input, { ...opts, shadow: { requirementsPath: req } });
+  // Reference: the cost of any second process on this machine (2 enforced hooks).
+  const two = discoveryOf(2);
+  const twoEnforced = () =>
+    core.dispatch('PreToolUse', input, { discovery: two, capture: { capture: 'digests' }, shadow: false });
+  const check = await withShadow();
+  if (check.shadow?.runs.length !== 1) throw new Error('bench: the shadow hook did not run');
+  for (let i = 0; i < WARMUP; i++) {
+    await alone();
+    await withShadow();
+  }
+  const a = [];
+  const w = [];
+  const t = [];
+  for (let i = 0; i < 300; i++) {
+    if (i % 2) {
+      a.push(await time(alone));
+      w.push(await time(withShadow));
+    } else {
+      w.push(await time(withShadow));
+      a.push(await time(alone));
+    }
+    if (i % 3 === 0) t.push(await time(twoEnforced));
+  }
+  const r = {
+    iterations: 300,
+    enforcedOnlyMedianMs: median(a),
+    withShadowMedianMs: median(w),
+    withShadowP95Ms: p95(w),
+    ratio: median(w) / median(a),
+    twoEnforcedMedianMs: median(t),
+    twoEnforcedRatio: median(t) / median(a),
+  };
+  console.log(
+    `\nshadow layer: 1 enforced + 1 shadow hook ${r.withShadowMedianMs.toFixed(2)} ms vs 1 enforced hook alone ${r.enforcedOnlyMedianMs.toFixed(2)} ms (medians, same run) → ratio ${r.ratio.toFixed(3)} (target ≤ 1.10) ${r.ratio <= 1.1 ? 'PASS' : 'FAIL'}; reference: 2 enforced hooks ${r.twoEnforcedMedianMs.toFixed(2)} ms → ${r.twoEnforcedRatio.toFixed(3)}`,
+  );
+  return r;
+}
+
 // Discovery of a 100-hook configuration (user hooks.json: 11 events, groups of 3 handlers).
-if (!processOnly) benchDiscovery();
+if (!processOnly && !shadowOnly) benchDiscovery();
 function benchDiscovery() {
   const root = mkdtempSync(join(tmpdir(), 'bench-disc-'));
   const home = join(root, 'home');
@@ -173,7 +229,7 @@ function benchDiscovery() {
 
 // Table.
 const f = (x) => x.toFixed(2).padStart(8);
-if (!processOnly) printEngineTables();
+if (!processOnly && !shadowOnly) printEngineTables();
 function printEngineTables() {
   console.log(
     '\nhook dispatch: engine dispatch() vs plain child_process.spawn via /bin/sh -c (same stdin), medians in ms',
@@ -193,7 +249,7 @@ function printEngineTables() {
 }
 
 // The per-event process: each hook event on an endpoint that goes through a CLI is a new process.
-results.process = benchProcesses();
+results.process = shadowOnly ? null : benchProcesses();
 
 const out = join(here, 'results');
 mkdirSync(out, { recursive: true });

@@ -31,6 +31,7 @@ export const HOOK_RUN_FILTERS = [
   { key: 'policyRevision', label: 'Policy revision', kind: 'text' },
   { key: 'policyDigest', label: 'Policy digest', kind: 'text' },
   { key: 'sessionId', label: 'Session id', kind: 'text' },
+  { key: 'shadowReleaseId', label: 'Shadow release', kind: 'text', hint: 'runs of a shadow release (observe mode)' },
 ] as const satisfies ReadonlyArray<{
   key: FilterName<'/v1/hook-runs'>;
   label: string;

@@ -1473,6 +1473,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/releases/{id}/shadow-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shadow release's report: its hooks' decisions against the enforced ones
+         * @description Over the events its shadow layer ran on: would-newly-deny, would-stop-denying, rewrites, errors and timeouts, by hook, endpoint and tool command, with sample events naming the runs.
+         */
+        get: operations["ReleasesController_shadowReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/saved-views": {
         parameters: {
             query?: never;
@@ -6281,6 +6301,12 @@ export interface components {
                 schemaVersion: 1;
                 seq: number;
                 sessionId: string;
+                shadow?: {
+                    killedAtBudget: boolean;
+                    releaseId: string | null;
+                    version: string | null;
+                    wouldHave: string;
+                };
                 signal: string | null;
                 skipReason: string | null;
                 spillPath: string | null;
@@ -6316,6 +6342,7 @@ export interface components {
             };
             seq: number;
             sessionId: string | null;
+            shadowReleaseId: string | null;
             signal: string | null;
             skipReason: string | null;
             /** @description ISO-8601 UTC */
@@ -6413,6 +6440,12 @@ export interface components {
                     schemaVersion: 1;
                     seq: number;
                     sessionId: string;
+                    shadow?: {
+                        killedAtBudget: boolean;
+                        releaseId: string | null;
+                        version: string | null;
+                        wouldHave: string;
+                    };
                     signal: string | null;
                     skipReason: string | null;
                     spillPath: string | null;
@@ -6448,6 +6481,7 @@ export interface components {
                 };
                 seq: number;
                 sessionId: string | null;
+                shadowReleaseId: string | null;
                 signal: string | null;
                 skipReason: string | null;
                 /** @description ISO-8601 UTC */
@@ -7359,6 +7393,77 @@ export interface components {
             role: "admin" | "auditor" | "metrics";
             subject: string;
             userAgent: string | null;
+        };
+        ShadowReportDto: {
+            byEndpoint: {
+                endpointId: string;
+                /** @description shadow runs that failed (crash, invalid output, could not start) */
+                errors: number;
+                /** @description shadow runs that would have rewritten the tool input */
+                rewrites: number;
+                /** @description shadow runs that timed out or were killed at the shadow budget */
+                timeouts: number;
+                /** @description events a shadow hook would have denied or blocked where no enforced hook did */
+                wouldNewlyDeny: number;
+                /** @description events an enforced managed hook denied that no shadow hook would have (and no unmanaged hook did) */
+                wouldStopDenying: number;
+            }[];
+            byHook: {
+                /** @description shadow runs that failed (crash, invalid output, could not start) */
+                errors: number;
+                hookKey: string;
+                /** @description shadow runs that would have rewritten the tool input */
+                rewrites: number;
+                /** @description shadow runs that timed out or were killed at the shadow budget */
+                timeouts: number;
+                /** @description events a shadow hook would have denied or blocked where no enforced hook did */
+                wouldNewlyDeny: number;
+                /** @description events an enforced managed hook denied that no shadow hook would have (and no unmanaged hook did) */
+                wouldStopDenying: number;
+            }[];
+            byToolCommand: {
+                /** @description shadow runs that failed (crash, invalid output, could not start) */
+                errors: number;
+                /** @description shadow runs that would have rewritten the tool input */
+                rewrites: number;
+                /** @description shadow runs that timed out or were killed at the shadow budget */
+                timeouts: number;
+                toolCommand: string | null;
+                toolName: string | null;
+                /** @description events a shadow hook would have denied or blocked where no enforced hook did */
+                wouldNewlyDeny: number;
+                /** @description events an enforced managed hook denied that no shadow hook would have (and no unmanaged hook did) */
+                wouldStopDenying: number;
+            }[];
+            /** @description events the shadow layer ran on (the most recent 20000 at most) */
+            events: number;
+            releaseId: string;
+            samples: {
+                /** @enum {string} */
+                category: "wouldNewlyDeny" | "wouldStopDenying" | "rewrites" | "errors" | "timeouts";
+                dispatchId: string;
+                endpointId: string;
+                enforcedRunIds: string[];
+                hookKey: string;
+                recordedAt: string;
+                /** @description GET /v1/hook-runs/:id */
+                shadowRunId: string;
+                toolCommand: string | null;
+                toolName: string | null;
+            }[];
+            shadowRuns: number;
+            totals: {
+                /** @description shadow runs that failed (crash, invalid output, could not start) */
+                errors: number;
+                /** @description shadow runs that would have rewritten the tool input */
+                rewrites: number;
+                /** @description shadow runs that timed out or were killed at the shadow budget */
+                timeouts: number;
+                /** @description events a shadow hook would have denied or blocked where no enforced hook did */
+                wouldNewlyDeny: number;
+                /** @description events an enforced managed hook denied that no shadow hook would have (and no unmanaged hook did) */
+                wouldStopDenying: number;
+            };
         };
         SignedStatementDto: {
             /** @description Key that signed it */
@@ -11657,6 +11762,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -11820,6 +11927,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -11902,6 +12011,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -11985,6 +12096,8 @@ export interface operations {
                 /** @description policy revision in force on the endpoint */
                 policyRevision?: string;
                 sessionId?: string;
+                /** @description runs of this shadow release's layer (observe mode: never applied) */
+                shadowReleaseId?: string;
                 skipReason?: string;
                 /** @description ran, skipped, failed, timed_out (comma-separated) */
                 status?: string;
@@ -14121,6 +14234,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RolloutDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ReleasesController_shadowReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowReportDto"];
                 };
             };
             /** @description The request is invalid; `error.details` lists every problem with its location. */

@@ -19,6 +19,8 @@ export {
   holdManagedLayer,
 } from './config';
 export { dispatch } from './engine';
+// The shadow layer (observe mode): where it sits beside requirements.toml and its release file (the agent writes both).
+export { shadowRequirementsPath, SHADOW_RELEASE_FILE } from './engine';
 export { runCli } from './cli/program';
 
 // --- Policy (requirements.toml): schema, parse, canonical render, lint ---

@@ -75,6 +75,8 @@ export interface LayerOptions {
   strategy?: LayerStrategy | 'auto';
   /** Copy strategy: how long a switch waits for running managed hooks to finish before it is postponed. */
   readerWaitMs?: number;
+  /** Where this layer's requirements.toml lives (already under `root`; default the platform's): the shadow layer. */
+  requirementsPath?: string;
 }
 
 // a is b or inside b.
@@ -123,7 +125,7 @@ export class Layer {
     // '/' is the system root (no prefix) on every platform: resolving it on Windows would pick the current drive.
     this.root = opts.root === '/' ? '/' : path.resolve(opts.root);
     this.stateDir = opts.stateDir ? path.resolve(opts.stateDir) : null;
-    this.requirementsPath = requirementsPathFor(this.root, opts.platform);
+    this.requirementsPath = opts.requirementsPath ?? requirementsPathFor(this.root, opts.platform);
     this.layerDir = path.join(path.dirname(this.requirementsPath), LAYER_DIR);
     this.stepDelayMs = opts.stepDelayMs ?? 0;
   }

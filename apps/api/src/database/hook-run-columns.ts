@@ -64,6 +64,8 @@ export const HOOK_RUN_COLUMNS = {
   signal: { pg: 'text', nullable: true, from: 'record', freeText: true },
   timedOut: { pg: 'bool', nullable: false, from: 'record' },
   escaped: { pg: 'bool', nullable: false, from: 'record' },
+  /** Runs of the endpoint's shadow layer: their shadow release ('' when the layer names none); null when enforced. */
+  shadowReleaseId: { pg: 'text', nullable: true, from: 'record', filter: 'eq', freeText: true },
   record: { pg: 'jsonb', nullable: false, from: 'record' },
 } as const satisfies Record<string, ColumnSpec>;
 

@@ -27,6 +27,7 @@ export const hookRunFiltersSchema = z.object({
   policyDigest: queryText().optional(),
   sessionId: queryText().optional(),
   toolCommand: queryText(200).optional().describe('substring of the tool command (case-insensitive)'),
+  shadowReleaseId: queryText().optional().describe("runs of this shadow release's layer (observe mode: never applied)"),
   from: isoTime().optional().describe('inclusive start time (ISO 8601, 1970..9000)'),
   to: isoTime().optional().describe('exclusive end time (ISO 8601, 1970..9000)'),
 });

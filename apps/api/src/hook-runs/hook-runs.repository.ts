@@ -16,6 +16,7 @@ import {
   statsQuery,
   type StatsRow,
   whereOf,
+  enforcedUnless,
   whereSql,
 } from './hook-runs.sql';
 
@@ -89,7 +90,7 @@ export class HookRunsRepository {
     limit: number,
   ): Promise<Array<{ hook_key: string; hook_hash: string | null; n: number; endpoints: number; last_at: Date }>> {
     const p = new SqlParams();
-    const w = whereOf(filters, p);
+    const w = enforcedUnless(filters, whereOf(filters, p));
     w.push(kind === 'failing' ? `status IN ('failed', 'timed_out')` : `decision IN ('deny', 'block')`);
     const sql = `SELECT hook_key, hook_hash, count(*) AS n, count(DISTINCT endpoint_id) AS endpoints,
         max(started_at) AS last_at

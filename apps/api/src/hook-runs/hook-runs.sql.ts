@@ -66,6 +66,11 @@ export function whereOf(f: HookRunFilters, p: SqlParams): string[] {
   return w;
 }
 
+// Aggregates count enforced runs only, unless the filters ask for a shadow release's runs (like the rollup).
+export function enforcedUnless(f: HookRunFilters, conditions: string[]): string[] {
+  return f.shadowReleaseId === undefined ? [...conditions, 'shadow_release_id IS NULL'] : conditions;
+}
+
 // Joins conditions into a WHERE clause (empty when there are none).
 export function whereSql(conditions: string[]): string {
   return conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
@@ -117,7 +122,7 @@ export function statsQuery(filters: HookRunFilters, bucket: 'hour' | 'day'): { t
   const p = new SqlParams();
   const raw = (f: HookRunFilters): string =>
     `SELECT ${bucketSql('started_at', bucket)} AS b, event, decision, status, count(*) AS n
-      FROM hook_runs ${whereSql(whereOf(f, p))} GROUP BY 1, 2, 3, 4`;
+      FROM hook_runs ${whereSql(enforcedUnless(f, whereOf(f, p)))} GROUP BY 1, 2, 3, 4`;
   const hours = rollupHours(filters);
   if (!hours) return { text: `${raw(filters)} ORDER BY 1, 2, 3, 4`, values: p.values };
   const w: string[] = [];

@@ -129,6 +129,8 @@ function* copyLines(job: IngestJobData, rows: IngestRow[]): Generator<string> {
 function hourlyCounts(rows: IngestRow[]): unknown[][] {
   const counts = new Map<string, { k: string[]; n: number }>();
   for (const { c } of rows) {
+    // Shadow runs (observe mode) decide nothing: kept out of the rollup the stats and metrics read.
+    if (c.shadowReleaseId !== null) continue;
     const t = Date.parse(c.startedAt);
     const hour = new Date(t - (((t % 3_600_000) + 3_600_000) % 3_600_000)).toISOString();
     const k = [hour, c.event, c.decision ?? '', c.status, c.policyRevision ?? ''];

@@ -56,6 +56,7 @@ export function columnsOf(record: RunRecord, recordHash: string, text: string, e
     signal: b(record.signal),
     timedOut: record.timedOut,
     escaped,
+    shadowReleaseId: record.shadow ? (b(record.shadow.releaseId) ?? '') : null,
     record: text,
   };
 }

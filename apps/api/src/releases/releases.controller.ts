@@ -7,6 +7,7 @@ import { AuditCtx } from '../audit-log/audit-context.decorator';
 import type { AuditContext } from '../audit-log/audit-log.writer';
 import { ReadRoles, Roles } from '../auth/auth.decorators';
 import {
+  ShadowReportDto,
   AbortedDto,
   CreateReleaseDto,
   ReleaseActionDto,
@@ -75,6 +76,19 @@ export class ReleasesController {
   @ApiOkResponse({ type: RolloutDto })
   rollout(@Param('id', UuidParamPipe) id: string): Promise<RolloutDto> {
     return this.releases.rollout(id);
+  }
+
+  @ReadRoles()
+  @ApiDoc({
+    summary: "A shadow release's report: its hooks' decisions against the enforced ones",
+    description:
+      'Over the events its shadow layer ran on: would-newly-deny, would-stop-denying, rewrites, errors and timeouts, by hook, endpoint and tool command, with sample events naming the runs.',
+    errors: [404],
+  })
+  @Get('releases/:id/shadow-report')
+  @ApiOkResponse({ type: ShadowReportDto })
+  shadowReport(@Param('id', UuidParamPipe) id: string): Promise<ShadowReportDto> {
+    return this.releases.shadowReport(id);
   }
 
   @Roles('admin')

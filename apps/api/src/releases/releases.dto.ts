@@ -176,3 +176,38 @@ export const rolloutSchema = z.object({
   }),
 });
 export class RolloutDto extends createZodDto(rolloutSchema) {}
+
+const shadowCounts = {
+  wouldNewlyDeny: z.number().describe('events a shadow hook would have denied or blocked where no enforced hook did'),
+  wouldStopDenying: z
+    .number()
+    .describe('events an enforced managed hook denied that no shadow hook would have (and no unmanaged hook did)'),
+  rewrites: z.number().describe('shadow runs that would have rewritten the tool input'),
+  errors: z.number().describe('shadow runs that failed (crash, invalid output, could not start)'),
+  timeouts: z.number().describe('shadow runs that timed out or were killed at the shadow budget'),
+};
+export const shadowReportSchema = z.object({
+  releaseId: z.string(),
+  events: z.number().describe('events the shadow layer ran on (the most recent 20000 at most)'),
+  shadowRuns: z.number(),
+  totals: z.object(shadowCounts),
+  byHook: z.array(z.object({ hookKey: z.string(), ...shadowCounts })),
+  byEndpoint: z.array(z.object({ endpointId: z.string(), ...shadowCounts })),
+  byToolCommand: z.array(
+    z.object({ toolName: z.string().nullable(), toolCommand: z.string().nullable(), ...shadowCounts }),
+  ),
+  samples: z.array(
+    z.object({
+      category: z.enum(['wouldNewlyDeny', 'wouldStopDenying', 'rewrites', 'errors', 'timeouts']),
+      dispatchId: z.string(),
+      endpointId: z.string(),
+      recordedAt: z.string(),
+      hookKey: z.string(),
+      toolName: z.string().nullable(),
+      toolCommand: z.string().nullable(),
+      shadowRunId: z.string().describe('GET /v1/hook-runs/:id'),
+      enforcedRunIds: z.array(z.string()),
+    }),
+  ),
+});
+export class ShadowReportDto extends createZodDto(shadowReportSchema) {}

@@ -7,6 +7,10 @@ import { type AuditChange, type AuditContext, appendAudit } from '../audit-log/a
 import { PrismaService } from '../prisma/prisma.service';
 import type { EndpointRuns } from './hook-gate';
 import type { ServedRevision } from './rollout';
+import type { ReportRun } from './shadow-report';
+
+/** Most events a shadow report reads (the most recent ones). */
+export const SHADOW_REPORT_MAX_EVENTS = 20_000;
 
 /** A bundle the API signs: hook-core's signed bundle with its digest. */
 export type IssuedBundle = Required<Pick<SignedBundle, 'manifest' | 'signature' | 'keyId' | 'digest'>>;
@@ -354,6 +358,25 @@ export class ReleasesRepository {
          AND hour >= date_bin('1 hour', ${since.toISOString()}::timestamptz, TIMESTAMPTZ '2000-01-01 00:00:00+00')
          AND status <> 'skipped'`);
     return Number(rows[0]?.total ?? 0);
+  }
+
+  // The runs of the events a shadow release's layer ran on (its shadow runs and the enforced runs of the same
+  // dispatches), bounded to the most recent SHADOW_REPORT_MAX_EVENTS events.
+  async shadowReportRuns(releaseId: string): Promise<ReportRun[]> {
+    const rows = await this.prisma.$queryRaw<Array<Omit<ReportRun, 'recordedAt'> & { recordedAt: Date }>>(Prisma.sql`
+      WITH ev AS (
+        SELECT endpoint_id, record->>'dispatchId' AS dispatch_id, min(started_at) AS t0, max(started_at) AS t1
+          FROM hook_runs WHERE shadow_release_id = ${releaseId}
+         GROUP BY 1, 2 ORDER BY t1 DESC LIMIT ${SHADOW_REPORT_MAX_EVENTS})
+      SELECT h.id::text AS id, h.endpoint_id::text AS "endpointId", ev.dispatch_id AS "dispatchId",
+             h.started_at AS "recordedAt", h.hook_key AS "hookKey", h.managed, coalesce(h.record->>'effect', 'none') AS effect,
+             h.shadow_release_id AS "shadowReleaseId", h.record->'shadow'->>'wouldHave' AS "wouldHave",
+             h.tool_name AS "toolName", h.tool_command AS "toolCommand"
+        FROM ev JOIN hook_runs h ON h.endpoint_id = ev.endpoint_id
+         AND h.started_at BETWEEN ev.t0 - interval '15 minutes' AND ev.t1 + interval '15 minutes'
+         AND h.record->>'dispatchId' = ev.dispatch_id
+         AND (h.shadow_release_id IS NULL OR h.shadow_release_id = ${releaseId})`);
+    return rows.map((r) => ({ ...r, recordedAt: r.recordedAt.toISOString() }));
   }
 
   // The group's admitted (active, not revoked) endpoints with what the rollout view needs.

@@ -1,4 +1,5 @@
 // Releases: build and sign a group's bundle, staged rollout (rings, gate, pause/resume/advance/abort), rollout view.
+import { buildShadowReport, type ShadowReport } from './shadow-report';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Release } from '@prisma/client';
@@ -451,6 +452,12 @@ export class ReleasesService {
   }
 
   // Per ring and version: assigned, applied, failed and stale endpoint counts, plus the gate's figures.
+  /** Compares a shadow release's decisions with the enforced ones over the same events. */
+  async shadowReport(id: string): Promise<ShadowReport> {
+    await this.mustGet(id);
+    return buildShadowReport(id, await this.repo.shadowReportRuns(id));
+  }
+
   async rollout(id: string) {
     const release = await this.mustGet(id);
     const rings = release.rings as number[];

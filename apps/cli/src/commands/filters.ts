@@ -134,6 +134,10 @@ const HOOK_RUN_FILTERS = {
     flag: '--tool-command <text>',
     help: "substring of the tool call's command (where the capture mode keeps it)",
   },
+  shadowReleaseId: {
+    flag: '--shadow-release <id>',
+    help: "runs of this shadow release's layer (observe mode; stats and top count enforced runs only without it)",
+  },
   from: { flag: '--from <iso>', help: 'runs started at or after (ISO 8601)', check: isoTime },
   to: { flag: '--to <iso>', help: 'runs started before (ISO 8601)', check: isoTime },
 } as const satisfies FilterTable<'/v1/hook-runs'>;

@@ -10,6 +10,7 @@ import type { Discovery, HookEvent } from '../types';
 import { HOOK_CORE_VERSION } from '../version';
 import { capturePolicy, discoverFor, discoverOptions, withLocations, type CliOptions } from './options';
 import { managedRequirementsPath } from '../config/discover';
+import { shadowRequirementsPath } from '../engine/shadow';
 import { holdManagedLayer } from '../config/layer-gate';
 import { registerManagementCommands } from './manage';
 import { CliError, EXIT, processIo, type CliIo, type CliState } from './common';
@@ -119,7 +120,8 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
       if (opts.cwd !== undefined && raw.cwd === undefined) raw.cwd = opts.cwd;
       const cwd = typeof raw.cwd === 'string' ? raw.cwd : process.cwd();
       // Hold the managed layer (where the agent switches it in place) from before its check until the hooks are done.
-      const hold = holdManagedLayer(managedRequirementsPath(discoverOptions(opts, cwd)));
+      const reqPath = managedRequirementsPath(discoverOptions(opts, cwd));
+      const hold = holdManagedLayer(reqPath);
       try {
         const discovery = discoverFor(opts, cwd);
         const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
@@ -132,6 +134,7 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
           capture: capturePolicy(opts),
           policy,
           runner: { loginShell: opts.loginShell },
+          shadow: reqPath !== undefined ? { requirementsPath: shadowRequirementsPath(reqPath) } : false,
         });
         for (const w of result.warnings)
           if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))

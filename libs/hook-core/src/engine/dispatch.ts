@@ -26,6 +26,7 @@ import { eventSpec } from '../event-spec';
 import type { Discovery, HookEvent } from '../types';
 import { buildEventInput } from './input';
 import { considerHooks, UNREADABLE, type Consideration } from './eligibility';
+import { shadowLayerFor, type ShadowOptions, type ShadowResult } from './shadow-hook';
 
 /**
  * Options of a dispatch. Hooks come from `discovery` (pre-computed), else `discover()`, else
@@ -52,6 +53,8 @@ export interface DispatchOptions {
   env?: NodeJS.ProcessEnv;
   uuid?: () => string;
   spillFs?: SpillFs;
+  /** The shadow layer (observe mode; see engine/shadow); `false` turns it off. Default: beside requirements.toml. */
+  shadow?: ShadowOptions | false;
 }
 
 /** What a dispatch returns (also what `zerotwo-hooks dispatch` prints). */
@@ -61,6 +64,8 @@ export interface DispatchResult {
   /** One record per handler considered (ran, or skipped with its reason), in configured order. */
   runs: RunRecordDraft[];
   warnings: string[];
+  /** The shadow layer's runs and what it would have decided (never applied); absent without one. */
+  shadow?: ShadowResult;
 }
 
 /** `hook_run_id` of a continuation prompt: `<event_snake>:<reference list position>:<source file>`. */
@@ -124,7 +129,7 @@ export async function dispatch(
   // Launch every eligible hook at once; results keep configured order (the event's timeout cap applies).
   const maxTimeout = eventSpec(event).maxTimeoutSec ?? Number.POSITIVE_INFINITY;
   const baseEnv = options.env ?? process.env;
-  const results = await Promise.all(
+  const running = Promise.all(
     relevant.map((c) =>
       c.run
         ? runCommand(
@@ -140,6 +145,18 @@ export async function dispatch(
         : Promise.resolve(NOT_RUN),
     ),
   );
+  // The shadow layer starts once the enforced hooks are launched (observe mode: engine/shadow).
+  const shadow = shadowLayerFor(discovery, options, {
+    event,
+    input,
+    stdin,
+    cwd,
+    env: baseEnv,
+    runner: options.runner,
+    warnings,
+  });
+  const results = await running;
+  shadow?.enforcedDone();
 
   // Parse, then spill model-visible text (context per handler limit; feedback/continuations at the default limit).
   const spillPaths: (string | null)[] = relevant.map(() => null);
@@ -205,25 +222,28 @@ export async function dispatch(
   const recordedAt = new Date(clock.now()).toISOString();
   const turnId = typeof input.turn_id === 'string' && input.turn_id !== '' ? input.turn_id : null;
   const toolCall = captureToolCall(toolName, input.tool_input, capture, patterns);
+  const ctx: RecordContext = {
+    toolCall,
+    event,
+    uuid,
+    dispatchId,
+    recordedAt,
+    sessionId,
+    turnId,
+    matcherInput,
+    capture,
+    patterns,
+    policy,
+    spillPath: null,
+  };
   const runs = relevant.map((c, i) =>
-    buildRecord(c, results[i]!, parsed[i]!, effectOf.get(i), {
-      toolCall,
-      event,
-      uuid,
-      dispatchId,
-      recordedAt,
-      sessionId,
-      turnId,
-      matcherInput,
-      capture,
-      patterns,
-      policy,
-      spillPath: spillPaths[i] ?? null,
-    }),
+    buildRecord(c, results[i]!, parsed[i]!, effectOf.get(i), { ...ctx, spillPath: spillPaths[i] ?? null }),
   );
+  const shadowResult = await shadow?.finish((c, r, p, eff) => buildRecord(c, r, p, eff, ctx));
+  const written = shadowResult ? [...runs, ...shadowResult.runs] : runs;
   const sink = options.sink ?? (options.spoolDir ? new SpoolSink(options.spoolDir) : undefined);
-  if (sink && runs.length > 0) await sink.write(runs);
-  return { event, outcome: agg.outcome, runs, warnings };
+  if (sink && written.length > 0) await sink.write(written);
+  return { event, outcome: agg.outcome, runs, warnings, ...(shadowResult ? { shadow: shadowResult } : {}) };
 }
 
 /** Context shared by the records of one dispatch. */

@@ -3,3 +3,4 @@ export * from './input';
 export * from './eligibility';
 export * from './dispatch';
 export * from './explain';
+export * from './shadow';

@@ -99,6 +99,18 @@ export const runRecordDraftSchema = z.object({
   spillPath: z.string().nullable(),
   /** Policy in force on the endpoint (from the spool sink's options or the managed layer). */
   policy: z.object({ revision: z.string().nullable(), digest: z.string().nullable() }),
+  /** Set on runs of the shadow layer (observe mode): what the hook would have done; never applied. */
+  shadow: z
+    .object({
+      /** The shadow release the layer came from (null when the layer does not name one). */
+      releaseId: z.string().max(200).nullable(),
+      version: z.string().max(200).nullable(),
+      /** deny, block, rewrite, context, stop, feedback, continuation, allow, continue, error, timeout, … */
+      wouldHave: z.string().max(64),
+      /** Killed at the shadow budget (the enforced hooks' completion + grace). */
+      killedAtBudget: z.boolean(),
+    })
+    .optional(),
 });
 
 /** A sequenced record as stored in the spool and uploaded: per-endpoint `seq`, hash chain, and any gap before it. */

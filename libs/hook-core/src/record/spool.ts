@@ -100,7 +100,8 @@ export class SpoolSink implements RunRecordSink {
       const lines: string[] = [];
       for (const draft of records) {
         const seq = ++state.lastSeq;
-        if (this.options.policy) draft.policy = this.options.policy;
+        // Shadow runs keep their own policy (the shadow layer's digest, no revision): no enforced gate counts them.
+        if (this.options.policy && draft.shadow === undefined) draft.policy = this.options.policy;
         const rec = draft as RunRecord;
         rec.seq = seq;
         rec.prevHash = state.lastHash;
