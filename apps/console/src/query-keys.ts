@@ -71,6 +71,11 @@ export const queryKeys = {
   me: {
     tokens: () => ['me', 'tokens'] as const,
   },
+  streaming: {
+    all: () => ['streaming'] as const,
+    destinations: () => ['streaming', 'destinations'] as const,
+    alerts: (state?: string) => ['streaming', 'alerts', state ?? ''] as const,
+  },
 } as const;
 
 /** A query key made by the factory. */

@@ -17,36 +17,42 @@ export function registerAlertCommands(program: Command): void {
     'hookwarden alerts rule-create --name denials --kind denial_rate --param maxDenials=20',
   ]);
 
-  filterOptions(alerts.command('list').description('Alerts, newest first'), CLI_LISTS['/v1/alerts'].filters).action(
-    async (opts: Record<string, unknown>, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      const query = await filterQuery(rt, CLI_LISTS['/v1/alerts'].filters, opts);
-      const res = await (await rt.client()).json('GET', '/v1/alerts', { query });
-      rt.list(res, [
-        { header: 'ID', get: (a) => a.id, max: 36 },
-        { header: 'RULE', get: (a) => a.ruleName },
-        { header: 'STATE', get: (a) => a.state },
-        { header: 'FIRED', get: (a) => shortTime(a.firedAt) },
-        { header: 'RESOLVED', get: (a) => shortTime(a.resolvedAt) },
-        { header: 'SUMMARY', get: (a) => a.summary, max: 80 },
-      ]);
-    },
+  const list = filterOptions(
+    alerts.command('list').description('Alerts, newest first'),
+    CLI_LISTS['/v1/alerts'].filters,
   );
+  examples(list, ['hookwarden alerts list --state firing -o json']);
+  list.action(async (opts: Record<string, unknown>, cmd: Command) => {
+    const rt = runtimeOf(cmd);
+    const query = await filterQuery(rt, CLI_LISTS['/v1/alerts'].filters, opts);
+    const res = await (await rt.client()).json('GET', '/v1/alerts', { query });
+    rt.list(res, [
+      { header: 'ID', get: (a) => a.id, max: 36 },
+      { header: 'RULE', get: (a) => a.ruleName },
+      { header: 'STATE', get: (a) => a.state },
+      { header: 'FIRED', get: (a) => shortTime(a.firedAt) },
+      { header: 'RESOLVED', get: (a) => shortTime(a.resolvedAt) },
+      { header: 'SUMMARY', get: (a) => a.summary, max: 80 },
+    ]);
+  });
 
-  alerts
-    .command('rules')
-    .description('The alert rules')
-    .action(async (_o: unknown, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      const res = await (await rt.client()).json('GET', '/v1/alerts/rules', {});
-      rt.list(res, [
-        { header: 'ID', get: (r) => r.id, max: 36 },
-        { header: 'NAME', get: (r) => r.name },
-        { header: 'KIND', get: (r) => r.kind },
-        { header: 'ENABLED', get: (r) => String(r.enabled) },
-        { header: 'PARAMS', get: (r) => JSON.stringify(r.params) },
-      ]);
-    });
+  examples(
+    alerts
+      .command('rules')
+      .description('The alert rules')
+      .action(async (_o: unknown, cmd: Command) => {
+        const rt = runtimeOf(cmd);
+        const res = await (await rt.client()).json('GET', '/v1/alerts/rules', {});
+        rt.list(res, [
+          { header: 'ID', get: (r) => r.id, max: 36 },
+          { header: 'NAME', get: (r) => r.name },
+          { header: 'KIND', get: (r) => r.kind },
+          { header: 'ENABLED', get: (r) => String(r.enabled) },
+          { header: 'PARAMS', get: (r) => JSON.stringify(r.params) },
+        ]);
+      }),
+    ['hookwarden alerts rules -o json'],
+  );
 
   examples(
     alerts
@@ -77,13 +83,16 @@ export function registerAlertCommands(program: Command): void {
     ['hookwarden alerts rule-create --name silent --kind endpoint_silent --param hours=12'],
   );
 
-  alerts
-    .command('rule-delete <id>')
-    .description('Delete an alert rule and its alerts')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      rt.record(
-        await (await rt.client()).json('DELETE', '/v1/alerts/rules/{id}', { path: { id: uuid(id, 'rule id') } }),
-      );
-    });
+  examples(
+    alerts
+      .command('rule-delete <id>')
+      .description('Delete an alert rule and its alerts')
+      .action(async (id: string, _o: unknown, cmd: Command) => {
+        const rt = runtimeOf(cmd);
+        rt.record(
+          await (await rt.client()).json('DELETE', '/v1/alerts/rules/{id}', { path: { id: uuid(id, 'rule id') } }),
+        );
+      }),
+    ['hookwarden alerts rule-delete 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b'],
+  );
 }

@@ -70,17 +70,20 @@ export function registerStreamingCommands(program: Command): void {
     ['hookwarden streaming list -o json'],
   );
 
-  streaming
-    .command('get <id>')
-    .description('One destination: settings, which secrets are set, state and per-stream lag')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      rt.record(
-        await (
-          await rt.client()
-        ).json('GET', '/v1/streaming/destinations/{id}', { path: { id: uuid(id, 'destination id') } }),
-      );
-    });
+  examples(
+    streaming
+      .command('get <id>')
+      .description('One destination: settings, which secrets are set, state and per-stream lag')
+      .action(async (id: string, _o: unknown, cmd: Command) => {
+        const rt = runtimeOf(cmd);
+        rt.record(
+          await (
+            await rt.client()
+          ).json('GET', '/v1/streaming/destinations/{id}', { path: { id: uuid(id, 'destination id') } }),
+        );
+      }),
+    ['hookwarden streaming get 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b -o json'],
+  );
 
   examples(
     streaming
@@ -104,33 +107,39 @@ export function registerStreamingCommands(program: Command): void {
     ['hookwarden streaming create -f siem.json'],
   );
 
-  streaming
-    .command('update <id>')
-    .description('Change a destination from a JSON body of the fields to change')
-    .requiredOption('-f, --file <file>', 'the JSON body (- for stdin)')
-    .action(async (id: string, opts: { file: string }, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      rt.record(
-        await (
-          await rt.client()
-        ).json('PATCH', '/v1/streaming/destinations/{id}', {
-          path: { id: uuid(id, 'destination id') },
-          body: jsonFile(opts.file),
-        }),
-      );
-    });
+  examples(
+    streaming
+      .command('update <id>')
+      .description('Change a destination from a JSON body of the fields to change')
+      .requiredOption('-f, --file <file>', 'the JSON body (- for stdin)')
+      .action(async (id: string, opts: { file: string }, cmd: Command) => {
+        const rt = runtimeOf(cmd);
+        rt.record(
+          await (
+            await rt.client()
+          ).json('PATCH', '/v1/streaming/destinations/{id}', {
+            path: { id: uuid(id, 'destination id') },
+            body: jsonFile(opts.file),
+          }),
+        );
+      }),
+    ['hookwarden streaming update 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b -f changes.json'],
+  );
 
-  streaming
-    .command('delete <id>')
-    .description('Delete a destination and its cursors')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      rt.record(
-        await (
-          await rt.client()
-        ).json('DELETE', '/v1/streaming/destinations/{id}', { path: { id: uuid(id, 'destination id') } }),
-      );
-    });
+  examples(
+    streaming
+      .command('delete <id>')
+      .description('Delete a destination and its cursors')
+      .action(async (id: string, _o: unknown, cmd: Command) => {
+        const rt = runtimeOf(cmd);
+        rt.record(
+          await (
+            await rt.client()
+          ).json('DELETE', '/v1/streaming/destinations/{id}', { path: { id: uuid(id, 'destination id') } }),
+        );
+      }),
+    ['hookwarden streaming delete 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b'],
+  );
 
   examples(
     streaming

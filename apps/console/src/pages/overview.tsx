@@ -65,12 +65,20 @@ function NamedList({ title, state, list }: { title: string; state: string; list:
 
 function AttentionCard() {
   const q = useAttention();
+  // The streaming alerts firing now (rules evaluated by the worker; docs/streaming.md).
+  const firing = useQuery({
+    queryKey: queryKeys.streaming.alerts('firing'),
+    queryFn: () => api.GET('/v1/alerts', { params: { query: { state: 'firing', limit: 20 } } }),
+    refetchInterval: 10_000,
+  });
+  const alerts = firing.data?.items ?? [];
   const a = q.data;
   const paused = a?.rollouts.filter((r) => r.status === 'paused') ?? [];
   const nothing =
     a &&
     a.failed.total + a.stale.total + a.neverCheckedIn.total + a.pendingApproval.total + a.findings.total === 0 &&
-    paused.length === 0;
+    paused.length === 0 &&
+    alerts.length === 0;
   return (
     <Card title="Needs attention" className="span-2 attention">
       {q.isPending ? <Loading /> : null}
@@ -78,6 +86,22 @@ function AttentionCard() {
       {nothing ? <Empty>Nothing needs attention: every endpoint is applied and reporting.</Empty> : null}
       {a ? (
         <div className="attention-grid">
+          {alerts.length > 0 ? (
+            <div className="attention-item" data-testid="attention-alerts">
+              <h3>
+                <Link to="/streaming">
+                  <span className="attention-count">{alerts.length}</span> alert{alerts.length === 1 ? '' : 's'} firing
+                </Link>
+              </h3>
+              <ul className="inline-list">
+                {alerts.map((x) => (
+                  <li key={x.id}>
+                    <Badge value={x.kind} tone="bad" /> {x.summary}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
           <NamedList title="failed to apply" state="failed" list={a.failed} />
           <NamedList title="stale (silent > 24 h)" state="stale" list={a.stale} />
           <NamedList title="never checked in" state="never checked in" list={a.neverCheckedIn} />

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
+import { queryKeys } from '../query-keys';
 import { ALERT_STATES } from '../filters';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
 
@@ -23,12 +24,12 @@ function lag(sec: number): string {
 export default function Streaming() {
   const [state, setState] = useState<(typeof ALERT_STATES)[number] | ''>('');
   const destinations = useQuery({
-    queryKey: ['streaming-destinations'],
+    queryKey: queryKeys.streaming.destinations(),
     queryFn: () => unwrap(api.GET('/v1/streaming/destinations')),
     refetchInterval: 5000,
   });
   const alerts = useQuery({
-    queryKey: ['alerts', state],
+    queryKey: queryKeys.streaming.alerts(state),
     queryFn: () => unwrap(api.GET('/v1/alerts', { params: { query: { limit: 100, ...(state ? { state } : {}) } } })),
     refetchInterval: 5000,
   });
