@@ -107,6 +107,21 @@ describe('console streaming page', () => {
     await page.close();
   }, 90_000);
 
+  it('leads the overview’s Needs attention with the firing alert, linked to the streaming page', async () => {
+    const page = await browser.context.newPage();
+    const log = watchProblems(page);
+    await page.goto(`${api.baseUrl}/console/`);
+    await page.getByLabel('API token').fill(auditor);
+    await page.getByRole('button', { name: 'Sign in with token' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    const firing = page.locator('[data-testid="attention-alerts"]');
+    await expect.poll(() => firing.innerText(), { timeout: 30_000 }).toMatch(/alerts? firing[\s\S]*signing key age/i);
+    await firing.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Streaming & alerts' }).waitFor();
+    expect(log.problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('is lazy-loaded: the page is its own chunk, outside the first screen (< 150 KB gzip)', () => {
     const assets = path.join(DIST, 'assets');
     const files = readdirSync(assets).filter((f) => f.endsWith('.js'));

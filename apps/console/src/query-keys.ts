@@ -74,7 +74,18 @@ export const queryKeys = {
   streaming: {
     all: () => ['streaming'] as const,
     destinations: () => ['streaming', 'destinations'] as const,
-    alerts: (state?: string) => ['streaming', 'alerts', state ?? ''] as const,
+    alerts: (filter?: object) => ['streaming', 'alerts', filterKey(filter)] as const,
+  },
+  fleet: {
+    all: () => ['fleet'] as const,
+    endpoints: (filter?: object) => ['fleet', 'endpoints', filterKey(filter)] as const,
+    summary: () => ['fleet', 'summary'] as const,
+    attention: () => ['fleet', 'attention'] as const,
+  },
+  search: (q: string) => ['search', q] as const,
+  savedViews: {
+    all: () => ['saved-views'] as const,
+    list: (kind: string) => ['saved-views', kind] as const,
   },
 } as const;
 

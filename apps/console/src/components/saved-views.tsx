@@ -2,7 +2,8 @@
 // naming the current query (admins may share it), and deleting what one may delete.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { api } from '../api/client';
+import { queryKeys } from '../query-keys';
 import { Link } from '../router';
 import { useSession } from '../session';
 import { ErrorBox } from './ui';
@@ -22,20 +23,20 @@ export function SavedViews({ kind, path, query }: { kind: Kind; path: string; qu
   const [name, setName] = useState('');
   const [shared, setShared] = useState(false);
   const views = useQuery({
-    queryKey: ['saved-views', kind],
-    queryFn: () => unwrap(api.GET('/v1/saved-views', { params: { query: { kind } } })),
+    queryKey: queryKeys.savedViews.list(kind),
+    queryFn: () => api.GET('/v1/saved-views', { params: { query: { kind } } }),
   });
   const save = useMutation({
-    mutationFn: () => unwrap(api.POST('/v1/saved-views', { body: { name: name.trim(), kind, query, shared } }), 'POST'),
+    mutationFn: () => api.POST('/v1/saved-views', { body: { name: name.trim(), kind, query, shared } }),
     onSuccess: () => {
       setName('');
       setShared(false);
-      void client.invalidateQueries({ queryKey: ['saved-views'] });
+      void client.invalidateQueries({ queryKey: queryKeys.savedViews.all() });
     },
   });
   const remove = useMutation({
-    mutationFn: (id: string) => unwrap(api.DELETE('/v1/saved-views/{id}', { params: { path: { id } } }), 'DELETE'),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['saved-views'] }),
+    mutationFn: (id: string) => api.DELETE('/v1/saved-views/{id}', { params: { path: { id } } }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.savedViews.all() }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -2,7 +2,8 @@
 // match, grouped by kind, each a link (Tab/arrow keys move through them, Escape closes).
 import { useQuery } from '@tanstack/react-query';
 import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { api } from '../api/client';
+import { queryKeys } from '../query-keys';
 import { Link } from '../router';
 
 // The text after the person stopped typing for `ms`.
@@ -45,8 +46,8 @@ export function GlobalSearch() {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
   const res = useQuery({
-    queryKey: ['search', q],
-    queryFn: () => unwrap(api.GET('/v1/search', { params: { query: { q, limit: 5 } } })),
+    queryKey: queryKeys.search(q),
+    queryFn: () => api.GET('/v1/search', { params: { query: { q, limit: 5 } } }),
     enabled: q.length > 0,
   });
   const close = () => setOpen(false);

@@ -3,7 +3,9 @@
 // after a confirmation (one audit entry per endpoint).
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
-import { api, nextCursorOf, type Schemas, unwrap } from '../api/client';
+import { api, nextCursorOf, type Schemas } from '../api/client';
+import { queryKeys } from '../query-keys';
+import { groupsQuery } from '../queries';
 import { SavedViews } from '../components/saved-views';
 import { ago, Badge, Card, ConfirmButton, Empty, ErrorBox, Loading, MoreButton, PageHeader } from '../components/ui';
 import { FLEET_STATES } from '../domain';
@@ -70,20 +72,15 @@ export default function Endpoints() {
   const [target, setTarget] = useState('');
   const client = useQueryClient();
   const now = useNow();
-  const groups = useQuery({
-    queryKey: ['groups'],
-    queryFn: () => unwrap(api.GET('/v1/groups', { params: { query: { limit: 200 } } })),
-  });
+  const groups = useQuery(groupsQuery);
   const list = useInfiniteQuery({
-    queryKey: ['fleet-endpoints', key],
+    queryKey: queryKeys.fleet.endpoints({ key }),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.GET('/v1/fleet/endpoints', {
-          params: {
-            query: { ...(q as Record<string, string>), limit: 100, ...(pageParam ? { cursor: pageParam } : {}) },
-          },
-        }),
-      ),
+      api.GET('/v1/fleet/endpoints', {
+        params: {
+          query: { ...(q as Record<string, string>), limit: 100, ...(pageParam ? { cursor: pageParam } : {}) },
+        },
+      }),
     initialPageParam: '',
     getNextPageParam: (page) => nextCursorOf(page) ?? undefined,
     refetchInterval: 30_000,
@@ -111,7 +108,10 @@ export default function Endpoints() {
   const ids = [...selected];
   const done = async () => {
     setSelected(new Set());
-    await client.invalidateQueries({ queryKey: ['fleet-endpoints'] });
+    await Promise.all([
+      client.invalidateQueries({ queryKey: queryKeys.fleet.all() }),
+      client.invalidateQueries({ queryKey: queryKeys.endpoints.all() }),
+    ]);
   };
   const set = (k: FleetFilter, v: string) => setDraft((d) => ({ ...d, [k]: v || undefined }));
   const groupName = groups.data?.items.find((g) => g.id === target)?.name ?? '';
@@ -217,7 +217,7 @@ export default function Endpoints() {
                 }
                 disabled={ids.length === 0 || !target}
                 onConfirm={async () => {
-                  await unwrap(api.POST('/v1/fleet/endpoints/move', { body: { ids, groupId: target } }), 'POST');
+                  await api.POST('/v1/fleet/endpoints/move', { body: { ids, groupId: target } });
                   await done();
                 }}
               />
@@ -233,7 +233,7 @@ export default function Endpoints() {
                 }
                 disabled={ids.length === 0}
                 onConfirm={async () => {
-                  await unwrap(api.POST('/v1/fleet/endpoints/revoke', { body: { ids } }), 'POST');
+                  await api.POST('/v1/fleet/endpoints/revoke', { body: { ids } });
                   await done();
                 }}
               />

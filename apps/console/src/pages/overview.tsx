@@ -2,7 +2,7 @@
 // top failing and blocking hooks, open findings, rollouts in progress with their ring progress.
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, type Schemas, unwrap } from '../api/client';
+import { api, type Schemas } from '../api/client';
 import { type Pick, StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
@@ -21,8 +21,8 @@ type Rollout = Attention['rollouts'][number];
 /** The overview's fleet counts (every state, every group) from the API. */
 function useSummary() {
   return useQuery({
-    queryKey: ['overview', 'summary'],
-    queryFn: () => unwrap(api.GET('/v1/fleet/summary', {})),
+    queryKey: queryKeys.fleet.summary(),
+    queryFn: () => api.GET('/v1/fleet/summary', {}),
     refetchInterval: 15_000,
   });
 }
@@ -30,8 +30,8 @@ function useSummary() {
 /** What needs attention, from the API. */
 function useAttention() {
   return useQuery({
-    queryKey: ['overview', 'attention'],
-    queryFn: () => unwrap(api.GET('/v1/fleet/attention', {})),
+    queryKey: queryKeys.fleet.attention(),
+    queryFn: () => api.GET('/v1/fleet/attention', {}),
     refetchInterval: 10_000,
   });
 }
@@ -67,7 +67,7 @@ function AttentionCard() {
   const q = useAttention();
   // The streaming alerts firing now (rules evaluated by the worker; docs/streaming.md).
   const firing = useQuery({
-    queryKey: queryKeys.streaming.alerts('firing'),
+    queryKey: queryKeys.streaming.alerts({ state: 'firing', limit: 20 }),
     queryFn: () => api.GET('/v1/alerts', { params: { query: { state: 'firing', limit: 20 } } }),
     refetchInterval: 10_000,
   });
@@ -224,15 +224,13 @@ function RunsChartCard() {
   const step = range === '24h' ? 3600_000 : 86400_000;
   const count = range === '24h' ? 25 : 8;
   const q = useQuery({
-    queryKey: ['overview', 'stats', range],
+    queryKey: queryKeys.hookRuns.stats({ overview: range }),
     queryFn: async () => {
       const last = Math.floor(Date.now() / step) * step;
       const first = last - (count - 1) * step;
-      const stats = await unwrap(
-        api.GET('/v1/hook-runs/stats', {
-          params: { query: { bucket: range === '24h' ? 'hour' : 'day', from: new Date(first).toISOString() } },
-        }),
-      );
+      const stats = await api.GET('/v1/hook-runs/stats', {
+        params: { query: { bucket: range === '24h' ? 'hour' : 'day', from: new Date(first).toISOString() } },
+      });
       return { first, stats };
     },
     refetchInterval: 30_000,
@@ -356,10 +354,10 @@ function RunsChartCard() {
 
 function TopCard({ kind }: { kind: 'failing' | 'blocking' }) {
   const q = useQuery({
-    queryKey: ['overview', 'top', kind],
+    queryKey: queryKeys.hookRuns.top({ overview: kind }),
     queryFn: async () => {
       const from = new Date(Date.now() - 7 * 86400_000).toISOString();
-      return { from, ...(await unwrap(api.GET('/v1/hook-runs/top', { params: { query: { kind, limit: 5, from } } }))) };
+      return { from, ...(await api.GET('/v1/hook-runs/top', { params: { query: { kind, limit: 5, from } } })) };
     },
     refetchInterval: 30_000,
   });

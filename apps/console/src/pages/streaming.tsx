@@ -2,7 +2,7 @@
 // worker raised (firing first). Read-only here for everyone (admins manage destinations with the API or the CLI).
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { api } from '../api/client';
 import { queryKeys } from '../query-keys';
 import { ALERT_STATES } from '../filters';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, When } from '../components/ui';
@@ -25,12 +25,12 @@ export default function Streaming() {
   const [state, setState] = useState<(typeof ALERT_STATES)[number] | ''>('');
   const destinations = useQuery({
     queryKey: queryKeys.streaming.destinations(),
-    queryFn: () => unwrap(api.GET('/v1/streaming/destinations')),
+    queryFn: () => api.GET('/v1/streaming/destinations'),
     refetchInterval: 5000,
   });
   const alerts = useQuery({
-    queryKey: queryKeys.streaming.alerts(state),
-    queryFn: () => unwrap(api.GET('/v1/alerts', { params: { query: { limit: 100, ...(state ? { state } : {}) } } })),
+    queryKey: queryKeys.streaming.alerts({ state, limit: 100 }),
+    queryFn: () => api.GET('/v1/alerts', { params: { query: { limit: 100, ...(state ? { state } : {}) } } }),
     refetchInterval: 5000,
   });
   return (
