@@ -28,7 +28,7 @@ type Offer =
 const offers = CONSOLE_LISTS as unknown as Record<string, Offer>;
 const enumOf = (route: string, name: string): unknown[] | undefined => {
   const f = LISTS.find((l) => l.path === route)?.filters.find((x) => x.name === name);
-  return (f?.schema)?.enum as unknown[] | undefined;
+  return f?.schema?.enum as unknown[] | undefined;
 };
 
 describe('console list filters derived from the OpenAPI document', () => {
