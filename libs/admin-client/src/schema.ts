@@ -321,7 +321,10 @@ export interface paths {
         delete: operations["AlertsController_deleteRule"];
         options?: never;
         head?: never;
-        /** Change an alert rule */
+        /**
+         * Change an alert rule
+         * @description Changes the fields given: name, parameters, enabled.
+         */
         patch: operations["AlertsController_updateRule"];
         trace?: never;
     };

@@ -170,7 +170,11 @@ export class AlertsController {
   }
 
   @Roles('admin')
-  @ApiDoc({ summary: 'Change an alert rule', errors: [404, 409] })
+  @ApiDoc({
+    summary: 'Change an alert rule',
+    description: 'Changes the fields given: name, parameters, enabled.',
+    errors: [404, 409],
+  })
   @Patch('rules/:id')
   @ApiOkResponse({ type: AlertRuleViewDto })
   updateRule(
