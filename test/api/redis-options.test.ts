@@ -54,7 +54,7 @@ describe('Redis connection options', () => {
       db: 2,
       tls: {},
       enableTLSForSentinelMode: true,
-      failoverDetector: true,
+      failoverDetector: false,
     });
     expect(o.host).toBeUndefined();
     expect(o.port).toBeUndefined();

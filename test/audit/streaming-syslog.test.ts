@@ -90,7 +90,7 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
     const c = await rsyslog(path.join(dir, 'plain'));
     collectors.push(c);
     await c.start();
-    await destination({
+    const id = await destination({
       name: 'rsyslog-plain',
       target: { type: 'syslog_tcp', host: '127.0.0.1', port: c.port, facility: 16 },
       streams: { hookRuns: {}, auditLog: {} },
@@ -108,13 +108,18 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
     }
     const group = await call(api.baseUrl, 'POST', '/v1/groups', { token: api.adminToken, body: { name: 'streamed' } });
     expect(group.status).toBe(201);
-    const parsed = await eventually(
+    // Counted without parsing (a line that does not parse fails below, naming it, instead of being retried).
+    const received = await eventually(
       sync(() => {
         const lines = c.messages();
-        return lines.length >= ids.size + 2 ? lines.map(parse) : null; // + destination.create and group.create
+        return lines.length >= ids.size + 2 ? lines : null; // + destination.create and group.create
       }),
       60_000,
-    );
+    ).catch(async (err: Error) => {
+      const d = await call(api.baseUrl, 'GET', `/v1/streaming/destinations/${id}`, { token: api.adminToken });
+      throw new Error(`${err.message}: ${c.messages().length} lines received; destination ${JSON.stringify(d.body)}`);
+    });
+    const parsed = received.map(parse);
     const hookRuns = parsed.filter((p) => p.doc.stream === 'hookRuns');
     expect(hookRuns.map((p) => p.doc.id).sort()).toEqual([...ids].sort());
     expect(new Set(parsed.map((p) => p.doc.id)).size).toBe(parsed.length); // once each
@@ -132,7 +137,7 @@ describe.skipIf(!present)('streaming to rsyslog', () => {
     expect(hookRuns.map((p) => Number(p.doc.sequence))).toEqual(Array.from({ length: ids.size }, (_, i) => i + 1));
     const audit = parsed.filter((p) => p.doc.stream === 'auditLog').map((p) => p.doc.data.action);
     expect(audit).toContain('group.create');
-  });
+  }, 90_000);
 
   it(
     `the collector stopped ${OUTAGE_SEC} s during a ${RECORDS}-record ingest from real agents: no gap, cursor resumes, retries back off`,
