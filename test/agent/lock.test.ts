@@ -79,6 +79,18 @@ describe('state directory lock', () => {
     await (await acquireStateLock(stateDir)).release();
   });
 
+  it('treats a lock naming our own pid that this process does not hold as stale (Windows reuses pids at once)', async () => {
+    // No start time to compare (as on Windows): the pid alone must not make it look held.
+    await fs.writeFile(
+      path.join(stateDir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, startTime: null, hostname: os.hostname(), command: 'run --once' }),
+    );
+    const lock = await acquireStateLock(stateDir);
+    expect(JSON.parse(await fs.readFile(path.join(stateDir, LOCK_FILE), 'utf8')).acquiredAt).toBeTruthy();
+    await expect(acquireStateLock(stateDir)).rejects.toBeInstanceOf(LockHeld); // held here: still refused
+    await lock.release();
+  });
+
   it('lets only one of many concurrent takers of a stale lock win', async () => {
     await fs.writeFile(path.join(stateDir, LOCK_FILE), JSON.stringify({ pid: await deadPid(), startTime: null }));
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => acquireStateLock(stateDir)));

@@ -1,7 +1,10 @@
 // One `hookwarden-agent run` per state directory: an exclusive lock file created with O_EXCL that names its holder
-// (pid and process start time). A lock whose holder is gone (SIGKILL, crash, reboot) is stale and taken over, under a
-// second O_EXCL "break" file so two starting agents never both take over the same stale lock.
+// (pid and process start time; on Windows also a named pipe the holder listens on while it holds the lock). A lock
+// whose holder is gone (SIGKILL, crash, reboot) is stale and taken over, under a second O_EXCL "break" file so two
+// starting agents never both take over the same stale lock.
+import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,6 +14,9 @@ interface LockOwner {
   pid: number;
   /** Process start time (Linux: /proc/<pid>/stat field 22), so a recycled pid is not mistaken for the holder. */
   startTime: string | null;
+  /** Windows: a named pipe the holder listens on while it holds the lock (Windows reuses pids at once and has no
+   *  /proc; a pipe disappears with its process, so "can connect" is the liveness test). */
+  pipe?: string;
   hostname: string;
   command: string;
   acquiredAt: string;
@@ -42,10 +48,35 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
-// True when the process that wrote `owner` still runs (same pid and, where known, same start time).
-function alive(owner: Partial<LockOwner>): boolean {
+/** How long the liveness probe of a holder's pipe may take. */
+const PIPE_PROBE_MS = 2000;
+
+// True when something listens on the named pipe (a holder that is gone leaves none: ENOENT).
+function pipeAnswers(pipe: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(pipe);
+    const done = (answer: boolean): void => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(PIPE_PROBE_MS, () => done(true)); // a busy holder is still a holder
+    socket.once('connect', () => done(true));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code !== 'ENOENT'));
+  });
+}
+
+/** The lock files this process holds. */
+const heldHere = new Set<string>();
+
+// True when the process that wrote `file`'s `owner` still runs (same pid and, where known, same start time, or its
+// pipe answers).
+async function alive(file: string, owner: Partial<LockOwner>): Promise<boolean> {
   if (typeof owner.pid !== 'number' || !Number.isInteger(owner.pid) || owner.pid <= 0) return false;
   if (owner.hostname && owner.hostname !== os.hostname()) return true; // a shared state dir on another host: keep out
+  // Our own pid in a lock this process does not hold: its writer was another process that is gone (pids are reused;
+  // Wine and Windows hand a killed process's pid to the next one at once).
+  if (owner.pid === process.pid) return heldHere.has(file);
+  if (typeof owner.pipe === 'string' && process.platform === 'win32') return pipeAnswers(owner.pipe);
   try {
     process.kill(owner.pid, 0);
   } catch (err) {
@@ -56,6 +87,21 @@ function alive(owner: Partial<LockOwner>): boolean {
     if (now !== null && now !== owner.startTime) return false;
   }
   return true;
+}
+
+// Windows: listens on a new named pipe for as long as the lock is held (null elsewhere, or when it cannot listen:
+// the pid check then stands alone).
+async function listenPipe(): Promise<{ name: string; server: net.Server } | null> {
+  if (process.platform !== 'win32') return null;
+  const name = `\\\\.\\pipe\\hookwarden-agent-${process.pid}-${randomBytes(8).toString('hex')}`;
+  const server = net.createServer((socket) => socket.destroy());
+  const ok = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(name, () => resolve(true));
+  });
+  if (!ok) return null;
+  server.unref();
+  return { name, server };
 }
 
 // Reads a lock file's owner; {} when it is empty or not JSON (a holder killed while writing it), null when absent.
@@ -101,22 +147,34 @@ export async function acquireStateLock(stateDir: string, command = 'run'): Promi
   await fs.mkdir(stateDir, { recursive: true, mode: 0o700 });
   const file = path.join(stateDir, LOCK_FILE);
   const breaker = `${file}.break`;
+  const pipe = await listenPipe();
   const owner: LockOwner = {
     pid: process.pid,
     startTime: processStartTime(process.pid),
+    ...(pipe ? { pipe: pipe.name } : {}),
     hostname: os.hostname(),
     command,
     acquiredAt: new Date().toISOString(),
   };
+  try {
+    return await take(file, breaker, owner, pipe?.server ?? null);
+  } catch (err) {
+    pipe?.server.close();
+    throw err;
+  }
+}
+
+// The acquisition loop of acquireStateLock: create, or judge the holder and take a stale lock over.
+async function take(file: string, breaker: string, owner: LockOwner, server: net.Server | null): Promise<HeldLock> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (await createExclusive(file, owner)) return held(file, JSON.stringify(owner) + '\n');
+    if (await createExclusive(file, owner)) return held(file, JSON.stringify(owner) + '\n', server);
     const seen = await readOwner(file);
     if (!seen) continue; // released meanwhile: try again
-    if (alive(seen.owner)) throw new LockHeld(file, seen.owner);
+    if (await alive(file, seen.owner)) throw new LockHeld(file, seen.owner);
     // Stale: take it over under the break file, and only if it still holds what we judged stale.
     if (!(await createExclusive(breaker, owner))) {
       const b = await readOwner(breaker);
-      if (b && !alive(b.owner)) await fs.rm(breaker, { force: true });
+      if (b && !(await alive(breaker, b.owner))) await fs.rm(breaker, { force: true });
       else await new Promise((r) => setTimeout(r, 50));
       continue;
     }
@@ -131,13 +189,16 @@ export async function acquireStateLock(stateDir: string, command = 'run'): Promi
   throw new LockHeld(file, last?.owner ?? {});
 }
 
-// The handle of a lock we hold: release() removes the file if it is still ours.
-function held(file: string, text: string): HeldLock {
+// The handle of a lock we hold: release() removes the file if it is still ours, then stops listening on its pipe.
+function held(file: string, text: string, server: net.Server | null): HeldLock {
+  heldHere.add(file);
   return {
     file,
     release: async () => {
       const now = await readOwner(file).catch(() => null);
       if (now?.text === text) await fs.rm(file, { force: true });
+      heldHere.delete(file);
+      server?.close();
     },
   };
 }
