@@ -14,6 +14,8 @@ interface LockOwner {
   pid: number;
   /** Process start time (Linux: /proc/<pid>/stat field 22), so a recycled pid is not mistaken for the holder. */
   startTime: string | null;
+  /** The writing process's random instance id (see INSTANCE). */
+  instance?: string;
   /** Windows: a named pipe the holder listens on while it holds the lock (Windows reuses pids at once and has no
    *  /proc; a pipe disappears with its process, so "can connect" is the liveness test). */
   pipe?: string;
@@ -65,17 +67,17 @@ function pipeAnswers(pipe: string): Promise<boolean> {
   });
 }
 
-/** The lock files this process holds. */
-const heldHere = new Set<string>();
+/** This process's instance: tells a lock this process wrote from one a former holder of the same pid wrote. */
+const INSTANCE = randomBytes(8).toString('hex');
 
-// True when the process that wrote `file`'s `owner` still runs (same pid and, where known, same start time, or its
-// pipe answers).
-async function alive(file: string, owner: Partial<LockOwner>): Promise<boolean> {
+// True when the process that wrote `owner` still runs (same pid and, where known, same start time, or its pipe
+// answers).
+async function alive(owner: Partial<LockOwner>): Promise<boolean> {
   if (typeof owner.pid !== 'number' || !Number.isInteger(owner.pid) || owner.pid <= 0) return false;
   if (owner.hostname && owner.hostname !== os.hostname()) return true; // a shared state dir on another host: keep out
-  // Our own pid in a lock this process does not hold: its writer was another process that is gone (pids are reused;
+  // Our own pid in a lock this process did not write: its writer was another process that is gone (pids are reused;
   // Wine and Windows hand a killed process's pid to the next one at once).
-  if (owner.pid === process.pid) return heldHere.has(file);
+  if (owner.pid === process.pid) return owner.instance === INSTANCE;
   if (typeof owner.pipe === 'string' && process.platform === 'win32') return pipeAnswers(owner.pipe);
   try {
     process.kill(owner.pid, 0);
@@ -151,6 +153,7 @@ export async function acquireStateLock(stateDir: string, command = 'run'): Promi
   const owner: LockOwner = {
     pid: process.pid,
     startTime: processStartTime(process.pid),
+    instance: INSTANCE,
     ...(pipe ? { pipe: pipe.name } : {}),
     hostname: os.hostname(),
     command,
@@ -170,11 +173,11 @@ async function take(file: string, breaker: string, owner: LockOwner, server: net
     if (await createExclusive(file, owner)) return held(file, JSON.stringify(owner) + '\n', server);
     const seen = await readOwner(file);
     if (!seen) continue; // released meanwhile: try again
-    if (await alive(file, seen.owner)) throw new LockHeld(file, seen.owner);
+    if (await alive(seen.owner)) throw new LockHeld(file, seen.owner);
     // Stale: take it over under the break file, and only if it still holds what we judged stale.
     if (!(await createExclusive(breaker, owner))) {
       const b = await readOwner(breaker);
-      if (b && !(await alive(breaker, b.owner))) await fs.rm(breaker, { force: true });
+      if (b && !(await alive(b.owner))) await fs.rm(breaker, { force: true });
       else await new Promise((r) => setTimeout(r, 50));
       continue;
     }
@@ -191,13 +194,11 @@ async function take(file: string, breaker: string, owner: LockOwner, server: net
 
 // The handle of a lock we hold: release() removes the file if it is still ours, then stops listening on its pipe.
 function held(file: string, text: string, server: net.Server | null): HeldLock {
-  heldHere.add(file);
   return {
     file,
     release: async () => {
       const now = await readOwner(file).catch(() => null);
       if (now?.text === text) await fs.rm(file, { force: true });
-      heldHere.delete(file);
       server?.close();
     },
   };
