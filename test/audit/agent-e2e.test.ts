@@ -208,7 +208,7 @@ describe('agent → API → worker → PostgreSQL', () => {
       uploader.kill('SIGTERM');
       await new Promise((r) => uploader.on('exit', r));
     }
-  }, 60_000);
+  }, 120_000); // ten hook processes and a server restart: slow on a loaded machine (timed out at 60 s under load 10)
 
   it('a record deleted from the spool by hand is reported as a gap', async () => {
     const e = await endpoint();
