@@ -25,6 +25,18 @@ const lazyRequires = {
   },
 };
 
+/** Every test file. */
+const ALL = [
+  'libs/*/test/**/*.test.ts',
+  'libs/*/src/**/*.test.ts',
+  'apps/*/test/**/*.test.ts',
+  'apps/*/src/**/*.test.ts',
+  'test/**/*.test.ts',
+];
+/** The heavy lane: HA topologies, Windows under Wine, the console in Chromium. */
+const HEAVY = ['test/ha/**/*.test.ts', 'test/windows/**/*.test.ts', 'test/console/**/*.test.ts'];
+const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
+
 export default defineConfig({
   plugins: [
     lazyRequires,
@@ -51,18 +63,16 @@ export default defineConfig({
     },
   },
   test: {
-    include: [
-      'libs/*/test/**/*.test.ts',
-      'libs/*/src/**/*.test.ts',
-      'apps/*/test/**/*.test.ts',
-      'apps/*/src/**/*.test.ts',
-      'test/**/*.test.ts',
-    ],
-    exclude: ['**/node_modules/**', '**/dist/**'],
     globalSetup: [r('./test/global-setup.ts')],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default'],
+    // Two lanes (scripts/test.mjs runs them side by side, one file at a time each): the suites that start whole
+    // topologies or a browser or Wine, and everything else. Two heavy files never run at once.
+    projects: [
+      { extends: true, test: { name: 'heavy', include: HEAVY, exclude: EXCLUDE } },
+      { extends: true, test: { name: 'main', include: ALL, exclude: [...EXCLUDE, ...HEAVY] } },
+    ],
   },
 });
