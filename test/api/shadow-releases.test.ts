@@ -4,11 +4,17 @@
 // preview acknowledgement; 409 while another rollout runs, nothing changed) and abort (204 at once to a holder),
 // both audited with the shadow report's summary; auditors read but never promote or abort.
 import { randomUUID } from 'node:crypto';
-import { BundleRejected, type RunRecord, verifyBundle, verifyShadowBundle } from '@hookwarden/hook-core';
+import { BundleRejected, verifyBundle, verifyShadowBundle } from '@hookwarden/hook-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf } from '../../apps/api/src/releases/rollout';
 import { startTestApi, type TestApi } from '../support/api';
-import { auditorToken, createEndpoints, ingestRecords, runRecord, type TestEndpoint } from '../support/audit-factories';
+import {
+  auditorToken,
+  createEndpoints,
+  ingestRecords,
+  shadowDeniedEvent,
+  type TestEndpoint,
+} from '../support/audit-factories';
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
 
@@ -209,23 +215,6 @@ describe('status reports about the shadow layer', () => {
   });
 });
 
-/** A shadow run of `releaseId` that would have denied, and the enforced run of the same event that allowed it. */
-function plantedEvent(seq: number, releaseId: string): RunRecord[] {
-  const enforced = runRecord({ seq, startedAt: new Date(Date.now() - 60_000 + seq), decision: 'allow' });
-  const shadow = runRecord({ seq: seq + 1, startedAt: new Date(Date.now() - 60_000 + seq), decision: 'deny' });
-  return [
-    enforced,
-    {
-      ...shadow,
-      dispatchId: enforced.dispatchId,
-      effect: 'deny',
-      hook: { ...shadow.hook, key: '/etc/zerotwo/shadow/requirements.toml:pre_tool_use:0:0' },
-      policy: { revision: null, digest: shadow.policy.digest },
-      shadow: { releaseId, version: '2', wouldHave: 'deny', killedAtBudget: false },
-    },
-  ];
-}
-
 describe('promote and abort', () => {
   it('promote: 428 without the acknowledgement the preview requires, then a staged release of the same version', async () => {
     const { groupId, policyId } = await createGroupWithPolicy(api);
@@ -245,7 +234,7 @@ describe('promote and abort', () => {
       ringIntervalSec: 120,
     });
     expect(shadow.status).toBe(201);
-    await ingestRecords(api, ep!, [...plantedEvent(1, shadow.body.id), ...plantedEvent(3, shadow.body.id)]);
+    await ingestRecords(api, ep!, [...shadowDeniedEvent(1, shadow.body.id), ...shadowDeniedEvent(3, shadow.body.id)]);
 
     expect((await asAuditor('POST', `/v1/releases/${shadow.body.id}/promote`)).status).toBe(403);
     expect((await asAuditor('POST', `/v1/releases/${shadow.body.id}/abort`)).status).toBe(403);
@@ -339,7 +328,7 @@ describe('promote and abort', () => {
       strategy: 'shadow',
       rings: [100],
     });
-    await ingestRecords(api, ep, plantedEvent(1, shadow.body.id));
+    await ingestRecords(api, ep, shadowDeniedEvent(1, shadow.body.id));
     const held = agentGet(ep, '/v1/agent/shadow-bundle', {
       'if-none-match': `"${shadow.body.digest}"`,
       prefer: 'wait=30',
