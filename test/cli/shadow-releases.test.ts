@@ -39,6 +39,9 @@ describe('hookwarden releases (shadow)', () => {
   it('creates, reports, refuses a second one, promotes with the acknowledgement and aborts', async () => {
     const { groupId, policyId } = await createGroupWithPolicy(api);
     const group = (await admin('GET', `/v1/groups/${groupId}`)).body.name as string;
+    // `hookwarden releases create <group> --version-id V --strategy S …`.
+    const create = (versionId: string, strategy: string, ...extra: string[]) =>
+      cli(['releases', 'create', group, '--version-id', versionId, '--strategy', strategy, ...extra]);
     const files = [{ path: 'check.sh', content: '#!/bin/sh\nexit 0\n' }];
     // allow_managed_hooks_only to endpoints without an inventory: promoting needs the acknowledgement.
     const strict = await createVersion(
@@ -51,42 +54,14 @@ describe('hookwarden releases (shadow)', () => {
     const [ep] = await createEndpoints(api.db.url, 1, groupId);
 
     // Gates and acknowledgements are refused on a shadow release, before any request.
-    const gated = await cli([
-      'releases',
-      'create',
-      group,
-      '--version-id',
-      strict.versionId,
-      '--strategy',
-      'shadow',
-      '--max-apply-failure-rate',
-      '5%',
-    ]);
+    const gated = await create(strict.versionId, 'shadow', '--max-apply-failure-rate', '5%');
     expect(gated.code).toBe(1);
     expect(gated.stderr).toContain('a shadow release has no gates: give them to `releases promote`');
-    const badStrategy = await cli([
-      'releases',
-      'create',
-      group,
-      '--version-id',
-      strict.versionId,
-      '--strategy',
-      'dark',
-    ]);
+    const badStrategy = await create(strict.versionId, 'dark');
     expect(badStrategy.code).toBe(1);
     expect(badStrategy.stderr).toContain('--strategy must be one of immediate, staged, shadow');
 
-    const created = await cli([
-      'releases',
-      'create',
-      group,
-      '--version-id',
-      strict.versionId,
-      '--strategy',
-      'shadow',
-      '--rings',
-      '100',
-    ]);
+    const created = await create(strict.versionId, 'shadow', '--rings', '100');
     expect(created.code, created.stderr).toBe(0);
     const id = /Shadow release ([0-9a-f-]{36}) \(revision 1\) started/.exec(created.stdout)?.[1];
     expect(id).toBeDefined();
@@ -94,7 +69,7 @@ describe('hookwarden releases (shadow)', () => {
     const listed = await cli(['releases', 'list', group]);
     expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+1\\s+\\S+\\s+1\\s+shadow\\s+completed\\s+1/1`, 'm'));
 
-    const second = await cli(['releases', 'create', group, '--version-id', other.versionId, '--strategy', 'shadow']);
+    const second = await create(other.versionId, 'shadow');
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`Shadow release ${id} is live in this group`);
 

@@ -8023,8 +8023,11 @@ export interface components {
                 releaseId: string | null;
                 revision: number | null;
             };
-            /** @enum {string} */
-            state: "applied" | "failed" | "drifted";
+            /**
+             * @description The managed layer: applied, failed (the bundle targetRevision names was refused), drifted (repaired), or pending (none applied yet: a report about the shadow layer only)
+             * @enum {string}
+             */
+            state: "applied" | "failed" | "drifted" | "pending";
             /** @description Revision this report is about (the refused bundle when failed; the applied one otherwise) */
             targetRevision: number | null;
         };
@@ -9283,7 +9286,7 @@ export interface operations {
                     "application/json": {
                         digest: string;
                         keyId: string;
-                        /** @description Canonical JSON text of the manifest (the signed bytes) */
+                        /** @description Canonical JSON text of the manifest (signed behind the shadow context `hookwarden.shadow-bundle/1\n`) */
                         manifest: string;
                         /** Format: uuid */
                         releaseId: string;

@@ -56,7 +56,6 @@ export {
   type BundleLayer,
   bundleSigningText,
   shadowRequirementsToml,
-  SHADOW_MANAGED_DIRS,
   checkBundleText,
   MAX_BUNDLE_FILES,
   MAX_BUNDLE_FILE_BYTES,

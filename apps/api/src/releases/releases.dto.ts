@@ -37,37 +37,24 @@ const rolloutFields = {
     .describe('Pause between rings (default 3600)'),
 };
 
+// An optional ratio in [0, 1], and an optional count in [1, 1 000 000] (the gate settings' shapes).
+const ratio = () => z.number().min(0).max(1).optional();
+const count = () => z.number().int().min(1).max(1_000_000).optional();
+
 const gateFields = {
-  maxApplyFailureRate: z.number().min(0).max(1).optional().describe('Auto-pause above this apply-failure ratio'),
-  maxHookFailureRate: z
-    .number()
-    .min(0)
-    .max(1)
-    .optional()
-    .describe(
-      "Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs " +
-        'over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate',
-    ),
-  minHookRuns: z
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .describe(
-      'Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate ' +
-        'counts for the gate, as one reporting endpoint (default 20)',
-    ),
-  minReportingEndpoints: z
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .describe(
-      'Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint ' +
-        'cannot pause a ring',
-    ),
+  maxApplyFailureRate: ratio().describe('Auto-pause above this apply-failure ratio'),
+  maxHookFailureRate: ratio().describe(
+    "Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs " +
+      'over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate',
+  ),
+  minHookRuns: count().describe(
+    'Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate ' +
+      'counts for the gate, as one reporting endpoint (default 20)',
+  ),
+  minReportingEndpoints: count().describe(
+    'Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint ' +
+      'cannot pause a ring',
+  ),
 };
 
 const previewAck = z

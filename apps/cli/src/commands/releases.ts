@@ -466,7 +466,7 @@ export function renderShadowReport(r: ShadowReportView): string {
     { header: 'COMMAND', get: (x) => x.toolCommand, max: 50 },
     ...COUNT_COLUMNS,
   ]);
-  section('Samples (hookwarden hook-runs get <run id>)', r.samples, [
+  section('Samples (hookwarden hook-runs get <shadow run> --endpoint <endpoint>)', r.samples, [
     { header: 'CATEGORY', get: (x) => x.category },
     { header: 'AT', get: (x) => shortTime(x.recordedAt) },
     { header: 'ENDPOINT', get: (x) => x.endpointId, max: 36 },
