@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPendingDuplicate, type PendingDuplicate } from '../support/admission';
 import { enrollWithKey, type SignedAgent } from '../support/identity';
 import { startTestApi, type TestApi } from '../support/api';
-import { launchBrowser, type TestBrowser, watchProblems, openConsolePage, signInWithToken } from '../support/browser';
+import { launchBrowser, type TestBrowser, watchProblems, consolePages } from '../support/browser';
 import { call } from '../support/http';
 
 const SHOTS = path.resolve(
@@ -78,12 +78,8 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-// Signs in on the sign-in page with a token.
-const signIn = (page: Page, token: string): Promise<void> => signInWithToken(page, api.baseUrl, token);
-
-// Opens a console path and waits until its main heading is there.
-const open = (page: Page, p: string, heading: RegExp | string): Promise<void> =>
-  openConsolePage(page, api.baseUrl, p, heading);
+// Signs in with a token; opens a console path and waits for its main heading.
+const { signIn, open } = consolePages(() => api.baseUrl);
 
 const pendingRow = (page: Page, id: string) => page.locator(`[data-testid="pending-endpoints"] tr[data-id="${id}"]`);
 

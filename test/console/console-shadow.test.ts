@@ -15,7 +15,7 @@ import {
   shadowDeniedEvent,
   type TestEndpoint,
 } from '../support/audit-factories';
-import { launchBrowser, type TestBrowser, watchProblems, openConsolePage, signInWithToken } from '../support/browser';
+import { launchBrowser, type TestBrowser, watchProblems, consolePages } from '../support/browser';
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
 
@@ -62,12 +62,8 @@ afterAll(async () => {
   await api?.close();
 });
 
-// Signs in on the sign-in page with a token.
-const signIn = (page: Page, token: string): Promise<void> => signInWithToken(page, api.baseUrl, token);
-
-// Opens a console path and waits until its main heading is there.
-const open = (page: Page, p: string, heading: RegExp | string): Promise<void> =>
-  openConsolePage(page, api.baseUrl, p, heading);
+// Signs in with a token; opens a console path and waits for its main heading.
+const { signIn, open } = consolePages(() => api.baseUrl);
 
 // The number a totals entry of the report shows.
 const total = (page: Page, category: string) =>

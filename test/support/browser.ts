@@ -65,7 +65,7 @@ export function watchProblems(page: Page): ProblemLog {
 }
 
 // Signs in on the console's sign-in page with an API token and waits for the overview.
-export async function signInWithToken(page: Page, baseUrl: string, token: string): Promise<void> {
+async function signInWithToken(page: Page, baseUrl: string, token: string): Promise<void> {
   await page.goto(`${baseUrl}/console/`);
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Sign in with token' }).click();
@@ -73,7 +73,16 @@ export async function signInWithToken(page: Page, baseUrl: string, token: string
 }
 
 // Opens a console path and waits until its main heading is there.
-export async function openConsolePage(page: Page, baseUrl: string, p: string, heading: RegExp | string): Promise<void> {
+async function openConsolePage(page: Page, baseUrl: string, p: string, heading: RegExp | string): Promise<void> {
   await page.goto(`${baseUrl}/console${p}`);
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+// The two page helpers of a test's console at `baseUrl()` (read when called: the API starts in beforeAll).
+export function consolePages(baseUrl: () => string) {
+  return {
+    signIn: (page: Page, token: string): Promise<void> => signInWithToken(page, baseUrl(), token),
+    open: (page: Page, p: string, heading: RegExp | string): Promise<void> =>
+      openConsolePage(page, baseUrl(), p, heading),
+  };
 }

@@ -170,4 +170,19 @@ describe('a good shadow bundle', () => {
     );
     expect(await visibleLayer(root, ENFORCED)).toEqual(enforced);
   });
+
+  it('run --once fetches the shadow layer too; a server without the shadow route changes nothing', async () => {
+    const once = () => runAgent(['run', '--once', '--state-dir', stateDir, '--root', root]);
+    server.shadowBundle = shadowBundle(3, SHADOW_MANAGED, 'rel-once');
+    const first = await once();
+    expect(first.code, first.stderr).toBe(0);
+    const shadowReq = path.join(root, 'etc/zerotwo/shadow/requirements.toml');
+    expect(await fs.readFile(shadowReq, 'utf8')).toBe(toml(SHADOW_MANAGED));
+    expect(await visibleLayer(root, ENFORCED)).toMatchObject({ 'requirements.toml': toml(ENFORCED) });
+    server.shadowBundle = undefined; // 404: an API older than shadow releases
+    const second = await once();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain('could not fetch the shadow bundle');
+    expect(await fs.readFile(shadowReq, 'utf8')).toBe(toml(SHADOW_MANAGED));
+  });
 });

@@ -161,6 +161,17 @@ export class Syncer {
     return this.shadow;
   }
 
+  // One request for the shadow bundle (`run --once`): applied, removed or refused as in the loop; a server older than
+  // shadow releases (404) or an unreachable one changes nothing (logged).
+  async pollShadowOnce(): Promise<string> {
+    try {
+      return await this.shadow.pollOnce(0, this.abort.signal);
+    } catch (err) {
+      log('warn', 'could not fetch the shadow bundle', { error: truncate(String(err)) });
+      return 'unavailable';
+    }
+  }
+
   // Offline start and start-up check: the disk must hold the last good bundle (re-verified); repair it if not.
   private async restoreFromLastGood(): Promise<void> {
     const raw = await readLastGood(this.opts.stateDir);
