@@ -58,7 +58,7 @@ describe('audit entry details', () => {
     const v1 = await createVersion(api, g.policyId, requirementsToml('/opt/hw-flow', 'v1'), []);
     const v2 = await createVersion(api, g.policyId, requirementsToml('/opt/hw-flow', 'v2'), []);
 
-    // Releases: immediate, then staged (pause, resume, advance to completion), then staged and aborted.
+    // Releases: immediate, then staged (pause, resume, advance to completion), then staged and aborted, then shadow.
     await admin('POST', `/v1/groups/${g.groupId}/releases`, { policyVersionId: v1.versionId });
     const staged = await admin('POST', `/v1/groups/${g.groupId}/releases`, {
       policyVersionId: v2.versionId,
@@ -74,6 +74,18 @@ describe('audit entry details', () => {
       rings: [50, 100],
     });
     await admin('POST', `/v1/releases/${aborted.id}/abort`);
+    // Shadow releases: one aborted, one promoted to a staged release.
+    const shadowed = await admin('POST', `/v1/groups/${g.groupId}/releases`, {
+      policyVersionId: v2.versionId,
+      strategy: 'shadow',
+    });
+    await admin('POST', `/v1/releases/${shadowed.id}/abort`);
+    const promoted = await admin('POST', `/v1/groups/${g.groupId}/releases`, {
+      policyVersionId: v2.versionId,
+      strategy: 'shadow',
+      rings: [100],
+    });
+    await admin('POST', `/v1/releases/${promoted.id}/promote`, { rings: [100] });
 
     // Enrollment, admission decisions, moves and revocations.
     const secret = await admin('POST', `/v1/groups/${g.groupId}/enrollment-secrets`, { name: 'flow', maxUses: 5 });

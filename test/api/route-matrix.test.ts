@@ -103,6 +103,7 @@ describe('route × role matrix', () => {
       expect(api.app.getHttpAdapter().getInstance().hasRoute({ method: r.method, url: r.path })).toBe(true);
     expect(routes.filter((r) => r.controller === '(raw)').map((r) => `${r.method} ${r.path}`)).toEqual([
       'GET /v1/agent/bundle',
+      'GET /v1/agent/shadow-bundle',
     ]);
   });
 

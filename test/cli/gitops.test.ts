@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentProcess, runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
+import { type AgentProcess, enrollMachine, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
 import { auditorToken } from '../support/audit-factories';
 import { runCli } from '../support/cli';
@@ -58,22 +58,7 @@ const git = (dir: string, ...args: string[]) =>
 // Enrolls and starts a real agent in a group.
 async function startAgentIn(groupId: string, name: string) {
   const secret = (await admin('POST', `/v1/groups/${groupId}/enrollment-secrets`, { name })).secret as string;
-  const root = path.join(tmp, name, 'root');
-  const stateDir = path.join(tmp, name, 'state');
-  await fs.mkdir(path.join(root, 'etc'), { recursive: true });
-  await fs.writeFile(path.join(root, 'etc/machine-id'), `${name}-${Date.now()}-machine\n`);
-  const r = await runAgent([
-    'enroll',
-    '--server',
-    api.baseUrl,
-    '--secret',
-    secret,
-    '--state-dir',
-    stateDir,
-    '--root',
-    root,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
+  const { root, stateDir } = await enrollMachine(api.baseUrl, secret, tmp, name);
   const p = spawnAgent(['run', '--state-dir', stateDir, '--root', root, '--poll-wait', '5']);
   agents.push(p);
   return { root };

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertPendingDuplicate, type PendingDuplicate } from '../support/admission';
 import { enrollWithKey, type SignedAgent } from '../support/identity';
 import { startTestApi, type TestApi } from '../support/api';
-import { launchBrowser, type TestBrowser, watchProblems } from '../support/browser';
+import { launchBrowser, type TestBrowser, watchProblems, consolePages } from '../support/browser';
 import { call } from '../support/http';
 
 const SHOTS = path.resolve(
@@ -78,19 +78,8 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-// Signs in on the sign-in page with a token.
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${api.baseUrl}/console/`);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in with token' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-}
-
-// Opens a console path and waits until its main heading is there.
-async function open(page: Page, p: string, heading: RegExp | string): Promise<void> {
-  await page.goto(`${api.baseUrl}/console${p}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
+// Signs in with a token; opens a console path and waits for its main heading.
+const { signIn, open } = consolePages(() => api.baseUrl);
 
 const pendingRow = (page: Page, id: string) => page.locator(`[data-testid="pending-endpoints"] tr[data-id="${id}"]`);
 

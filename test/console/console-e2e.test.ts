@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_BIN, type AgentProcess, runAgent, spawnAgent, stopAgent, waitFor } from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
-import { launchBrowser, type ProblemLog, type TestBrowser, watchProblems } from '../support/browser';
+import { launchBrowser, type ProblemLog, type TestBrowser, watchProblems, consolePages } from '../support/browser';
 import { call } from '../support/http';
 import { startTestWorker } from '../support/worker';
 
@@ -58,19 +58,8 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-// Opens a console path and waits until its main heading is there.
-async function open(page: Page, p: string, heading: RegExp | string): Promise<void> {
-  await page.goto(`${api.baseUrl}/console${p}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
-
-// Signs in on the sign-in page with a token.
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${api.baseUrl}/console/`);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in with token' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-}
+// Signs in with a token; opens a console path and waits for its main heading.
+const { signIn, open } = consolePages(() => api.baseUrl);
 
 // Replaces the whole document of the CodeMirror editor with `text`, as typing would.
 async function setEditor(page: Page, label: string, text: string): Promise<void> {

@@ -38,6 +38,64 @@ export async function runAgent(args: string[], env: Record<string, string> = {},
   return { code, stderr: p.stderr(), stdout: p.stdout() };
 }
 
+/** A machine enrolled with the real CLI: its root, state directory and endpoint id. */
+export interface EnrolledMachine {
+  root: string;
+  stateDir: string;
+  endpointId: string;
+}
+
+// Enrolls a machine `<dir>/<name>` (root with its own machine id, state directory) with `hookwarden-agent enroll`.
+export async function enrollMachine(
+  serverUrl: string,
+  secret: string,
+  dir: string,
+  name: string,
+): Promise<EnrolledMachine> {
+  const root = path.join(dir, name, 'root');
+  const stateDir = path.join(dir, name, 'state');
+  await fs.mkdir(path.join(root, 'etc'), { recursive: true });
+  await fs.writeFile(path.join(root, 'etc/machine-id'), `${name}-${Date.now()}-machine\n`);
+  const r = await runAgent([
+    'enroll',
+    '--server',
+    serverUrl,
+    '--secret',
+    secret,
+    '--state-dir',
+    stateDir,
+    '--root',
+    root,
+  ]);
+  if (r.code !== 0) throw new Error(`enroll ${name}: exit ${r.code}: ${r.stderr}`);
+  const creds = JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8')) as {
+    endpointId: string;
+  };
+  return { root, stateDir, endpointId: creds.endpointId };
+}
+
+// One hook event through `hookwarden-agent hooks dispatch <event> <args…>` with `input` on stdin, as ZeroCode runs
+// it; the printed dispatch result (throws on a non-zero exit).
+export async function hooksDispatch<T = unknown>(
+  event: string,
+  args: string[],
+  input: unknown,
+  env: Record<string, string> = {},
+): Promise<T> {
+  const child = spawn(process.execPath, [AGENT_BIN, 'hooks', 'dispatch', event, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdin.end(JSON.stringify(input));
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`hooks dispatch ${event}: exit ${code}: ${err}`);
+  return JSON.parse(out) as T;
+}
+
 // Stops an agent (SIGTERM, then SIGKILL) and waits for it.
 export async function stopAgent(p: AgentProcess): Promise<void> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;

@@ -132,6 +132,28 @@ export function runRecord(o: RecordOptions): RunRecord {
   return rec;
 }
 
+// One event an enforced hook allowed and the shadow layer of `releaseId` would have denied: the enforced run (seq)
+// and the shadow run (seq + 1) of the same dispatch, as the engine records them (the shadow run has no revision).
+export function shadowDeniedEvent(
+  seq: number,
+  releaseId: string,
+  startedAt = new Date(Date.now() - 60_000),
+): RunRecord[] {
+  const enforced = runRecord({ seq, startedAt, decision: 'allow' });
+  const shadow = runRecord({ seq: seq + 1, startedAt, decision: 'deny' });
+  return [
+    enforced,
+    {
+      ...shadow,
+      dispatchId: enforced.dispatchId,
+      effect: 'deny',
+      hook: { ...shadow.hook, key: '/etc/zerotwo/shadow/requirements.toml:pre_tool_use:0:0' },
+      policy: { revision: null, digest: shadow.policy.digest },
+      shadow: { releaseId, version: '2', wouldHave: 'deny', killedAtBudget: false },
+    },
+  ];
+}
+
 // Builds a hash-chained sequence of records as canonical NDJSON lines, exactly as hook-core's spool writes them.
 export function chainedLines(
   count: number,

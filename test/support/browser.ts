@@ -63,3 +63,26 @@ export function watchProblems(page: Page): ProblemLog {
   });
   return log;
 }
+
+// Signs in on the console's sign-in page with an API token and waits for the overview.
+async function signInWithToken(page: Page, baseUrl: string, token: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+// Opens a console path and waits until its main heading is there.
+async function openConsolePage(page: Page, baseUrl: string, p: string, heading: RegExp | string): Promise<void> {
+  await page.goto(`${baseUrl}/console${p}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+// The two page helpers of a test's console at `baseUrl()` (read when called: the API starts in beforeAll).
+export function consolePages(baseUrl: () => string) {
+  return {
+    signIn: (page: Page, token: string): Promise<void> => signInWithToken(page, baseUrl(), token),
+    open: (page: Page, p: string, heading: RegExp | string): Promise<void> =>
+      openConsolePage(page, baseUrl(), p, heading),
+  };
+}

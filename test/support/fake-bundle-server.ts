@@ -1,6 +1,6 @@
 // A tiny stand-in for the API's agent routes, serving whatever (possibly tampered) bundle a test sets.
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { sealSessionKey } from '@hookwarden/hook-core';
+import { type BundleLayer, bundleSigningText, sealSessionKey } from '@hookwarden/hook-core';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,10 +70,15 @@ export function manifestObject(revision: number, toml: string, files: FakeFile[]
   };
 }
 
-// Serializes and signs a manifest object.
-export function signManifest(key: SigningKeyPair, manifest: unknown): FakeBundle {
+// Serializes and signs a manifest object (as a managed bundle, or in the shadow signing context).
+export function signManifest(key: SigningKeyPair, manifest: unknown, layer: BundleLayer = 'managed'): FakeBundle {
   const text = canonical(manifest);
-  return { manifest: text, signature: key.sign(text), keyId: key.kid };
+  return { manifest: text, signature: key.sign(bundleSigningText(text, layer)), keyId: key.kid };
+}
+
+// A shadow manifest object of release `releaseId` (tests may tamper with it before signing).
+export function shadowManifestObject(revision: number, toml: string, files: FakeFile[], releaseId: string): any {
+  return { ...manifestObject(revision, toml, files), shadow: { releaseId } };
 }
 
 /** Answers a request itself (hostile behaviours: endless or slow bodies, ignoring If-None-Match); false: default. */
@@ -81,6 +86,9 @@ export type FakeHandler = (req: http.IncomingMessage, res: http.ServerResponse, 
 
 export class FakeBundleServer {
   bundle: FakeBundle | null = null;
+  /** Served at GET /v1/agent/shadow-bundle: a bundle (200/304), null (204: no shadow layer), undefined (404: an API
+   *  older than shadow releases). */
+  shadowBundle: FakeBundle | null | undefined = undefined;
   readonly statuses: any[] = [];
   /** Requests that carried a signature (agents sign every request with their session). */
   signed = 0;
@@ -139,11 +147,17 @@ export class FakeBundleServer {
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"accepted":true}');
           return;
         }
-        if (req.url === '/v1/agent/bundle') {
-          if (!this.bundle) return void res.writeHead(204).end();
-          const etag = `"sha256:${sha(this.bundle.manifest)}"`;
+        const served =
+          req.url === '/v1/agent/bundle'
+            ? this.bundle
+            : req.url === '/v1/agent/shadow-bundle'
+              ? this.shadowBundle
+              : undefined;
+        if (served !== undefined) {
+          if (!served) return void res.writeHead(204).end();
+          const etag = `"sha256:${sha(served.manifest)}"`;
           if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
-          res.writeHead(200, { 'content-type': 'application/json', etag }).end(JSON.stringify(this.bundle));
+          res.writeHead(200, { 'content-type': 'application/json', etag }).end(JSON.stringify(served));
           return;
         }
         res.writeHead(404).end();

@@ -5,7 +5,15 @@ import path from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleCacheService } from '../../apps/api/src/agent/bundle-cache.service';
-import { type AgentProcess, runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
+import {
+  type AgentProcess,
+  enrollMachine,
+  runAgent,
+  spawnAgent,
+  stopAgent,
+  visibleLayer,
+  waitFor,
+} from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
@@ -40,25 +48,9 @@ interface Agent {
 
 // Enrolls a machine with the real CLI (its machine id comes from <root>/etc/machine-id).
 async function enrollAgent(secret: string, name: string): Promise<Agent> {
-  const root = path.join(tmp, name, 'root');
-  const stateDir = path.join(tmp, name, 'state');
-  await fs.mkdir(path.join(root, 'etc'), { recursive: true });
-  await fs.writeFile(path.join(root, 'etc/machine-id'), `${name}-${Date.now()}-machine\n`);
-  const r = await runAgent([
-    'enroll',
-    '--server',
-    api.baseUrl,
-    '--secret',
-    secret,
-    '--state-dir',
-    stateDir,
-    '--root',
-    root,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  const creds = JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8'));
-  expect((await fs.stat(path.join(stateDir, 'credentials.json'))).mode & 0o777).toBe(0o600);
-  return { root, stateDir, endpointId: creds.endpointId };
+  const machine = await enrollMachine(api.baseUrl, secret, tmp, name);
+  expect((await fs.stat(path.join(machine.stateDir, 'credentials.json'))).mode & 0o777).toBe(0o600);
+  return machine;
 }
 
 // Starts `hookwarden-agent run` for an enrolled agent.

@@ -7,7 +7,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAssignment } from '@hookwarden/hook-core';
-import { type AgentProcess, runAgent, spawnAgent, stopAgent, visibleLayer, waitFor } from '../support/agent';
+import {
+  type AgentProcess,
+  enrollMachine,
+  runAgent,
+  spawnAgent,
+  stopAgent,
+  visibleLayer,
+  waitFor,
+} from '../support/agent';
 import { startTestApi, type TestApi } from '../support/api';
 import { FakeBundleServer } from '../support/fake-bundle-server';
 import { call } from '../support/http';
@@ -43,26 +51,7 @@ interface Agent {
 }
 
 // Enrolls a machine with the real CLI into the group of `secret`.
-async function enroll(secret: string, name: string): Promise<Agent> {
-  const root = path.join(tmp, name, 'root');
-  const stateDir = path.join(tmp, name, 'state');
-  await fs.mkdir(path.join(root, 'etc'), { recursive: true });
-  await fs.writeFile(path.join(root, 'etc/machine-id'), `${name}-${Date.now()}-machine\n`);
-  const r = await runAgent([
-    'enroll',
-    '--server',
-    api.baseUrl,
-    '--secret',
-    secret,
-    '--state-dir',
-    stateDir,
-    '--root',
-    root,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  const creds = await readCreds(stateDir);
-  return { root, stateDir, endpointId: creds.endpointId };
-}
+const enroll = (secret: string, name: string): Promise<Agent> => enrollMachine(api.baseUrl, secret, tmp, name);
 
 const readCreds = async (stateDir: string): Promise<any> =>
   JSON.parse(await fs.readFile(path.join(stateDir, 'credentials.json'), 'utf8'));

@@ -6,11 +6,17 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BundleRejected, discoverHooks, dispatch, verifyBundle } from '@hookwarden/hook-core';
+import { BundleRejected, discoverHooks, dispatch, verifyBundle, verifyShadowBundle } from '@hookwarden/hook-core';
 import { Layer } from '../../apps/agent-sync/src/materialize/layer';
 import { ShadowLayer } from '../../apps/agent-sync/src/materialize/shadow-layer';
 import { snapshot } from '../support/agent';
-import { manifestObject, SigningKeyPair, signManifest, type FakeFile } from '../support/fake-bundle-server';
+import {
+  manifestObject,
+  shadowManifestObject,
+  SigningKeyPair,
+  signManifest,
+  type FakeFile,
+} from '../support/fake-bundle-server';
 
 const key = new SigningKeyPair('ed25519:trusted');
 const trusted = [{ kid: key.kid, publicKeyPem: key.publicKeyPem }];
@@ -32,6 +38,9 @@ function toml(managedDir: string, script: string): string {
 }
 const verified = (rev: number, text: string, files: FakeFile[]) =>
   verifyBundle(signManifest(key, manifestObject(rev, text, files)), trusted, null, null);
+// A shadow bundle of release `releaseId` as the agent verifies it (the shadow layer's content rules).
+const shadowVerified = (rev: number, text: string, files: FakeFile[], releaseId: string) =>
+  verifyShadowBundle(signManifest(key, shadowManifestObject(rev, text, files, releaseId), 'shadow'), trusted);
 
 /** One Bash event through the engine as on the endpoint: the enforced layer, and the shadow layer beside it. */
 async function bashEvent() {
@@ -62,28 +71,30 @@ describe('agent shadow layer', () => {
   it('applies a shadow bundle beside the enforced layer: would deny, the tool call proceeds', async () => {
     const enforcedBefore = await fs.readFile(path.join(root, 'etc/zerotwo/requirements.toml'), 'utf8');
     const shadow = new ShadowLayer({ root });
-    await shadow.apply(verified(7, toml(SHADOW_DIR, 'deny.sh'), DENY), 'rel-shadow');
+    await shadow.apply(shadowVerified(7, toml(SHADOW_DIR, 'deny.sh'), DENY, 'rel-shadow'));
     expect(await fs.readFile(path.join(root, 'etc/zerotwo/requirements.toml'), 'utf8')).toBe(enforcedBefore);
     const r = await bashEvent();
     expect(r.outcome.decision).toBeUndefined();
     expect(r.runs.map((x) => x.status)).toEqual(['ran']);
     expect(r.shadow?.runs[0]!.shadow).toMatchObject({ releaseId: 'rel-shadow', version: '7', wouldHave: 'deny' });
     // A newer shadow version replaces the old one atomically.
-    await shadow.apply(verified(8, toml(SHADOW_DIR, 'ok.sh'), OK), 'rel-shadow-2');
+    await shadow.apply(shadowVerified(8, toml(SHADOW_DIR, 'ok.sh'), OK, 'rel-shadow-2'));
     const r2 = await bashEvent();
     expect(r2.shadow?.runs[0]!.shadow).toMatchObject({ releaseId: 'rel-shadow-2', wouldHave: 'continue' });
   });
 
   it.each([
-    [ENFORCED_DIR, /outside the shadow layer/],
-    ['/etc/zerotwo', /system config directory|outside the shadow layer/],
-    ['/etc/zerotwo/shadow', /outside the shadow layer/],
-    ['/etc/zerotwo/shadow/.hookwarden-layer/x', /layer directory/],
+    [ENFORCED_DIR, /outside the shadow directory/],
+    ['/etc/zerotwo', /outside the shadow directory/],
+    ['/etc/zerotwo/shadow', /is the shadow directory itself/],
+    ['/etc/zerotwo/shadow/.hookwarden-layer/x', /belongs to the agent's shadow layer/],
+    // Inside a shadow directory by the content rules (macOS's), outside this machine's: the layer itself refuses.
+    ['/private/etc/zerotwo/shadow/managed', /outside the shadow layer/],
   ])('refuses a shadow bundle with managed_dir %j and writes nothing', async (dir, why) => {
     const before = await snapshot(root);
     const shadow = new ShadowLayer({ root });
     // Refused by bundle verification (the content rules) or by the shadow layer's confinement.
-    const apply = async (): Promise<void> => shadow.apply(verified(2, toml(dir, 'deny.sh'), DENY), 'rel-x');
+    const apply = async (): Promise<void> => shadow.apply(shadowVerified(2, toml(dir, 'deny.sh'), DENY, 'rel-x'));
     await expect(apply()).rejects.toThrow(BundleRejected);
     await expect(apply()).rejects.toThrow(why);
     expect(await snapshot(root)).toEqual(before);
@@ -92,7 +103,7 @@ describe('agent shadow layer', () => {
 
   it('remove (abort) takes the shadow layer away; the enforced layer stays', async () => {
     const shadow = new ShadowLayer({ root });
-    await shadow.apply(verified(3, toml(SHADOW_DIR, 'deny.sh'), DENY), 'rel-abort');
+    await shadow.apply(shadowVerified(3, toml(SHADOW_DIR, 'deny.sh'), DENY, 'rel-abort'));
     expect((await bashEvent()).shadow?.runs).toHaveLength(1);
     await shadow.remove();
     await expect(fs.lstat(shadow.dir)).rejects.toThrow(/ENOENT/);

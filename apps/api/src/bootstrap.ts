@@ -5,8 +5,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
-import { BUNDLE_PATH, bundleOpenApiPath } from './agent/bundle.openapi';
-import { BundleRoute } from './agent/bundle.route';
+import { BUNDLE_PATH, bundleOpenApiPath, SHADOW_BUNDLE_PATH, shadowBundleOpenApiPath } from './agent/bundle.openapi';
+import { BundleRoute, ShadowBundleRoute } from './agent/bundle.route';
 import { AppModule } from './app.module';
 import type { AuthRule } from './auth/auth.decorators';
 import { QuietStartupLogger } from './common/app-logger';
@@ -122,10 +122,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     }
   });
   registeredRoutes.set(app, registered);
-  // The agents' bundle route is served in front of Fastify (see bundle.route.ts).
-  const bundle = app.get(BundleRoute);
-  raw.add(bundle);
-  bundle.start();
+  // The agents' bundle routes (managed and shadow layer) are served in front of Fastify (see bundle.route.ts).
+  for (const route of [app.get(BundleRoute), app.get(ShadowBundleRoute)]) {
+    raw.add(route);
+    route.start();
+  }
   for (const r of raw.list()) {
     for (const method of r.methods)
       registered.push({ method, url: r.path, config: { authRule: r.authRule }, raw: true });
@@ -178,6 +179,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   );
   // Routes registered on Fastify directly (the agent bundle hot path) are described by hand.
   (document.paths as Record<string, unknown>)[BUNDLE_PATH] = bundleOpenApiPath;
+  (document.paths as Record<string, unknown>)[SHADOW_BUNDLE_PATH] = shadowBundleOpenApiPath;
   const served = finishOpenApiDocument(cleanupOpenApiDoc(document), TAGS);
   openApiDocuments.set(app, served);
   SwaggerModule.setup('docs', app, served, { jsonDocumentUrl: 'docs/openapi.json' });

@@ -60,6 +60,8 @@ export const AUDIT_ACTIONS = allOf<NonNullable<AuditQuery['action']>>()([
   'release.auto_pause',
   'release.resume',
   'release.abort',
+  'release.promote',
+  'release.shadow_abort',
   'endpoint.enroll',
   'endpoint.reenroll',
   'endpoint.enroll_pending',

@@ -43,6 +43,7 @@ export const queryKeys = {
     all: () => ['releases'] as const,
     active: () => ['releases', 'active'] as const,
     rollout: (id: string) => ['releases', 'rollout', id] as const,
+    shadowReport: (id: string) => ['releases', 'shadow-report', id] as const,
   },
   hookRuns: {
     all: () => ['hook-runs'] as const,

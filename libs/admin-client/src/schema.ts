@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * This endpoint's signed bundle (ETag revalidation and long poll)
-         * @description Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group has no release for this endpoint). A release, pause or abort wakes held requests on every API instance.
+         * @description Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group has no release for this endpoint). A release, pause or abort wakes held requests on every API instance. Never a shadow bundle (GET /v1/agent/shadow-bundle).
          */
         get: operations["AgentBundle_get"];
         put?: never;
@@ -234,6 +234,26 @@ export interface paths {
          * @description Signed with the endpoint key itself (Signature-Input alg="ed25519", keyid = the key id ek1:…). Answers a session id (the keyid of HMAC-signed requests) and its key, sealed to `ephemeralKey` when given. Sessions last AGENT_SESSION_TTL_SEC (600 s); renew before expiry or on 401 session_expired. 401: signature_required, signature_malformed, unauthorized (unknown/revoked/retired endpoint or key), clock_skew, digest_mismatch, signature_invalid, replayed_request; 403 endpoint_pending.
          */
         post: operations["AgentController_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/shadow-bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This endpoint's signed shadow bundle: the shadow layer (ETag revalidation and long poll)
+         * @description Agent credential. The group's live shadow release (strategy shadow) when this endpoint's ring is reached: the shadow form of the version (managed_dir inside the shadow directory), signed with the bundle keys over `hookwarden.shadow-bundle/1\n` + manifest (never valid as a managed bundle), its manifest naming the release (`shadow.releaseId`) and the group, revisions from the group's one sequence. Same ETag, `If-None-Match` and `Prefer: wait=N` rules as GET /v1/agent/bundle; a shadow release's creation, ring advance, promotion or abort wakes held requests. 204: no shadow layer for this endpoint — answered at once when If-None-Match names one (the agent removes its shadow layer).
+         */
+        get: operations["AgentShadowBundle_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -851,7 +871,7 @@ export interface paths {
         put?: never;
         /**
          * Release a policy version to a group
-         * @description Immediately or in staged rings with an automatic failure gate.
+         * @description Immediately, in staged rings with an automatic failure gate, or as a shadow release: delivered beside the enforced policy in the same rings, its hooks only observed (GET /v1/releases/:id/shadow-report) until promote or abort. 409: a staged release while another enforced rollout is in progress, a shadow release while the group's shadow release is live (promote or abort it first), or a version every agent would refuse. 428: the impact preview requires previewAck (enforced releases; a shadow release is acknowledged at promote).
          */
         post: operations["ReleasesController_create"];
         delete?: never;
@@ -1387,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Abort a release and roll back
-         * @description Endpoints go back to the group's previous release (answered as `rollback`).
+         * @description Endpoints go back to the group's previous release (answered as `rollback`). A shadow release (rolling, paused or completed) ends instead: its shadow layer is removed from every endpoint and `rollback` is null; audited with the shadow report summary at this moment.
          */
         post: operations["ReleasesController_abort"];
         delete?: never;
@@ -1430,6 +1450,26 @@ export interface paths {
          * @description No further ring is started until it is resumed; endpoints keep what they have.
          */
         post: operations["ReleasesController_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/releases/{id}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote a shadow release to a staged release of the same version
+         * @description The shadow layer is no longer delivered, and the version rolls out as the enforced policy: rings (default the shadow release's), gates and the impact preview's acknowledgement as for any staged release. Audited with the shadow report summary at this moment. 409: not a live shadow release, or another enforced rollout is in progress; 428: the impact preview requires previewAck.
+         */
+        post: operations["ReleasesController_promote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1872,13 +1912,25 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 previousReleaseId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A staged release made by promote: the shadow release it came from
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedFromId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A promoted shadow release: the staged release it became
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
-                /** @description rolling | paused | completed | aborted | superseded */
+                /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
-                strategy: "immediate" | "staged";
+                strategy: "immediate" | "staged" | "shadow";
             };
             /** @description The new release that re-issues the previous bundle, if any */
             rollback: {
@@ -1928,13 +1980,25 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 previousReleaseId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A staged release made by promote: the shadow release it came from
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedFromId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A promoted shadow release: the staged release it became
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
-                /** @description rolling | paused | completed | aborted | superseded */
+                /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
-                strategy: "immediate" | "staged";
+                strategy: "immediate" | "staged" | "shadow";
             } | null;
         };
         AlertListDto: {
@@ -2861,6 +2925,114 @@ export interface components {
                     revision: number;
                     rollbackReleaseId: string | null;
                     rollbackRevision: number | null;
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.promote";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a shadow release was promoted to a staged release of the same version (with its shadow report) */
+                details: {
+                    groupId: string;
+                    /** @description The staged release it became */
+                    promotedReleaseId: string;
+                    promotedRevision: number;
+                    /** @description The shadow release’s revision */
+                    revision: number;
+                    /** @description The staged release’s rings */
+                    rings: number[];
+                    /** @description The shadow report totals at that moment (GET /v1/releases/:id/shadow-report) */
+                    shadowReport: {
+                        errors: number;
+                        /** @description Events its shadow layer ran on */
+                        events: number;
+                        rewrites: number;
+                        shadowRuns: number;
+                        timeouts: number;
+                        wouldNewlyDeny: number;
+                        wouldStopDenying: number;
+                    };
+                };
+                hash: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                /** @description The person behind the actor when they signed in through SSO (covered by the hash) */
+                person?: {
+                    email: string | null;
+                    issuer: string;
+                    name: string | null;
+                    sessionId: string | null;
+                    subject: string;
+                };
+                prevHash: string;
+                requestId: string | null;
+                role: string;
+                /** @description Position in the chain (decimal string) */
+                seq: string;
+                targetId: string | null;
+                /** @enum {string} */
+                targetType: "release";
+            } | {
+                /** @enum {string} */
+                action: "release.shadow_abort";
+                actorId: string | null;
+                actorName: string;
+                afterDigest: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                at: string;
+                beforeDigest: string | null;
+                clientIp: string | null;
+                /** @description a shadow release was aborted: its shadow layer is removed everywhere (with its shadow report) */
+                details: {
+                    groupId: string;
+                    revision: number;
+                    /** @description The shadow report totals at that moment (GET /v1/releases/:id/shadow-report) */
+                    shadowReport: {
+                        errors: number;
+                        /** @description Events its shadow layer ran on */
+                        events: number;
+                        rewrites: number;
+                        shadowRuns: number;
+                        timeouts: number;
+                        wouldNewlyDeny: number;
+                        wouldStopDenying: number;
+                    };
                 };
                 hash: string;
                 /**
@@ -4700,10 +4872,11 @@ export interface components {
             /** @description Cumulative percentages of endpoints per ring, strictly increasing, ending at 100 (default 1,5,25,100) */
             rings?: number[];
             /**
+             * @description immediate | staged (rings, gates) | shadow: delivered beside the enforced policy, in the same rings, its hooks only observed (GET /v1/releases/:id/shadow-report), until promote or abort
              * @default immediate
              * @enum {string}
              */
-            strategy?: "immediate" | "staged";
+            strategy?: "immediate" | "staged" | "shadow";
         };
         CreateSavedViewDto: {
             /**
@@ -5319,6 +5492,18 @@ export interface components {
                  * @example 2026-12-01T09:30:00.000Z
                  */
                 revokedAt: string | null;
+                /** @description The shadow layer as its agent last reported it (all null: none, or an agent older than shadow releases) */
+                shadow: {
+                    /** @description Why its agent refused the last shadow bundle (null: none refused) */
+                    error: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The shadow release whose layer its agent reports on disk (null: none)
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    releaseId: string | null;
+                    revision: number | null;
+                };
                 /** @description pending | applied | failed | drifted | revoked */
                 state: string;
                 targetRevision: number | null;
@@ -5424,6 +5609,18 @@ export interface components {
                  * @example 2026-12-01T09:30:00.000Z
                  */
                 revokedAt: string | null;
+                /** @description The shadow layer as its agent last reported it (all null: none, or an agent older than shadow releases) */
+                shadow: {
+                    /** @description Why its agent refused the last shadow bundle (null: none refused) */
+                    error: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The shadow release whose layer its agent reports on disk (null: none)
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    releaseId: string | null;
+                    revision: number | null;
+                };
                 /** @description pending | applied | failed | drifted | revoked */
                 state: string;
                 targetRevision: number | null;
@@ -5609,6 +5806,18 @@ export interface components {
                  * @example 2026-12-01T09:30:00.000Z
                  */
                 revokedAt: string | null;
+                /** @description The shadow layer as its agent last reported it (all null: none, or an agent older than shadow releases) */
+                shadow: {
+                    /** @description Why its agent refused the last shadow bundle (null: none refused) */
+                    error: string | null;
+                    /**
+                     * Format: uuid
+                     * @description The shadow release whose layer its agent reports on disk (null: none)
+                     * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                     */
+                    releaseId: string | null;
+                    revision: number | null;
+                };
                 /** @description pending | applied | failed | drifted | revoked */
                 state: string;
                 targetRevision: number | null;
@@ -5715,6 +5924,18 @@ export interface components {
              * @example 2026-12-01T09:30:00.000Z
              */
             revokedAt: string | null;
+            /** @description The shadow layer as its agent last reported it (all null: none, or an agent older than shadow releases) */
+            shadow: {
+                /** @description Why its agent refused the last shadow bundle (null: none refused) */
+                error: string | null;
+                /**
+                 * Format: uuid
+                 * @description The shadow release whose layer its agent reports on disk (null: none)
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                releaseId: string | null;
+                revision: number | null;
+            };
             /** @description pending | applied | failed | drifted | revoked */
             state: string;
             targetRevision: number | null;
@@ -6776,6 +6997,160 @@ export interface components {
              */
             updatedAt: string;
         };
+        PromotedDto: {
+            /** @description The staged release of the same version it became */
+            release: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                completedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                createdAt: string;
+                createdBy: string | null;
+                currentRing: number;
+                /** @description Bundle digest (the ETag agents see) */
+                digest: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                keyId: string;
+                maxApplyFailureRate: number;
+                maxHookFailureRate: number | null;
+                minHookRuns: number;
+                minReportingEndpoints: number;
+                pausedReason: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                policyId: string;
+                policyVersion: number;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                policyVersionId: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                previousReleaseId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A staged release made by promote: the shadow release it came from
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedFromId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A promoted shadow release: the staged release it became
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedReleaseId: string | null;
+                revision: number;
+                ringIntervalSec: number;
+                rings: number[];
+                /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
+                status: string;
+                /** @enum {string} */
+                strategy: "immediate" | "staged" | "shadow";
+            };
+            /** @description The shadow release, now promoted (its layer is no longer delivered) */
+            shadow: {
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                completedAt: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-12-01T09:30:00.000Z
+                 */
+                createdAt: string;
+                createdBy: string | null;
+                currentRing: number;
+                /** @description Bundle digest (the ETag agents see) */
+                digest: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                groupId: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                id: string;
+                keyId: string;
+                maxApplyFailureRate: number;
+                maxHookFailureRate: number | null;
+                minHookRuns: number;
+                minReportingEndpoints: number;
+                pausedReason: string | null;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                policyId: string;
+                policyVersion: number;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                policyVersionId: string;
+                /**
+                 * Format: uuid
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                previousReleaseId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A staged release made by promote: the shadow release it came from
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedFromId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A promoted shadow release: the staged release it became
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedReleaseId: string | null;
+                revision: number;
+                ringIntervalSec: number;
+                rings: number[];
+                /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
+                status: string;
+                /** @enum {string} */
+                strategy: "immediate" | "staged" | "shadow";
+            };
+        };
+        PromoteReleaseDto: {
+            /** @description Auto-pause above this apply-failure ratio */
+            maxApplyFailureRate?: number;
+            /** @description Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate */
+            maxHookFailureRate?: number;
+            /** @description Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate counts for the gate, as one reporting endpoint (default 20) */
+            minHookRuns?: number;
+            /** @description Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint cannot pause a ring */
+            minReportingEndpoints?: number;
+            /** @description The digest of the release preview you reviewed (needed when the preview says requiresAck) */
+            previewAck?: string;
+            /** @description Pause between its rings (default: the shadow release's interval) */
+            ringIntervalSec?: number;
+            /** @description Rings of the staged release it becomes (default: the shadow release's rings) */
+            rings?: number[];
+        };
         PublicKeysDto: {
             /**
              * Format: date-time
@@ -6867,13 +7242,25 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 previousReleaseId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A staged release made by promote: the shadow release it came from
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedFromId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A promoted shadow release: the staged release it became
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
-                /** @description rolling | paused | completed | aborted | superseded */
+                /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
-                strategy: "immediate" | "staged";
+                strategy: "immediate" | "staged" | "shadow";
             }[];
         };
         ReleasePreviewDto: {
@@ -6994,13 +7381,25 @@ export interface components {
              * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             previousReleaseId: string | null;
+            /**
+             * Format: uuid
+             * @description A staged release made by promote: the shadow release it came from
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            promotedFromId: string | null;
+            /**
+             * Format: uuid
+             * @description A promoted shadow release: the staged release it became
+             * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+             */
+            promotedReleaseId: string | null;
             revision: number;
             ringIntervalSec: number;
             rings: number[];
-            /** @description rolling | paused | completed | aborted | superseded */
+            /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
             status: string;
             /** @enum {string} */
-            strategy: "immediate" | "staged";
+            strategy: "immediate" | "staged" | "shadow";
         };
         RemovedDto: {
             /** @enum {boolean} */
@@ -7103,13 +7502,25 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 previousReleaseId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A staged release made by promote: the shadow release it came from
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedFromId: string | null;
+                /**
+                 * Format: uuid
+                 * @description A promoted shadow release: the staged release it became
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                promotedReleaseId: string | null;
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
-                /** @description rolling | paused | completed | aborted | superseded */
+                /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
-                strategy: "immediate" | "staged";
+                strategy: "immediate" | "staged" | "shadow";
             };
             rings: {
                 /** @description Endpoints of this ring receive the new release */
@@ -7598,8 +8009,25 @@ export interface components {
                 path: string;
                 sha256: string | null;
             }[];
-            /** @enum {string} */
-            state: "applied" | "failed" | "drifted";
+            /** @description The shadow layer (issue 27); absent from agents that predate shadow releases */
+            shadow?: {
+                /** @description Digest of the shadow bundle on disk */
+                digest: string | null;
+                /** @description Why the agent refused the last shadow bundle (null: it refused none since the last one applied) */
+                error: string | null;
+                /**
+                 * Format: uuid
+                 * @description The shadow release whose layer is on disk (null: no shadow layer)
+                 * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
+                 */
+                releaseId: string | null;
+                revision: number | null;
+            };
+            /**
+             * @description The managed layer: applied, failed (the bundle targetRevision names was refused), drifted (repaired), or pending (none applied yet: a report about the shadow layer only)
+             * @enum {string}
+             */
+            state: "applied" | "failed" | "drifted" | "pending";
             /** @description Revision this report is about (the refused bundle when failed; the applied one otherwise) */
             targetRevision: number | null;
         };
@@ -8836,6 +9264,98 @@ export interface operations {
             };
         };
     };
+    AgentShadowBundle_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "If-None-Match"?: string;
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle: the canonical manifest text, its Ed25519 signature (base64) and the signing key id. */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        digest: string;
+                        keyId: string;
+                        /** @description Canonical JSON text of the manifest (signed behind the shadow context `hookwarden.shadow-bundle/1\n`) */
+                        manifest: string;
+                        /** Format: uuid */
+                        releaseId: string;
+                        revision: number;
+                        signature: string;
+                    };
+                };
+            };
+            /** @description No shadow layer for this endpoint (none live, its ring not reached, or promoted/aborted): remove it. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unchanged (If-None-Match matched). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, unknown or revoked credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not an agent credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many held requests on this instance, or the database is unreachable; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     AgentController_status: {
         parameters: {
             query?: never;
@@ -9280,7 +9800,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Exact action, e.g. `policy.version.create` */
-                action?: "group.create" | "group.update" | "group.delete" | "group.audit_settings.update" | "policy.create" | "policy.update" | "policy.move" | "policy.delete" | "policy.version.create" | "release.create" | "release.advance" | "release.pause" | "release.auto_pause" | "release.resume" | "release.abort" | "endpoint.enroll" | "endpoint.reenroll" | "endpoint.enroll_pending" | "endpoint.key_migrate" | "endpoint.revoke" | "endpoint.move" | "endpoint.approve" | "endpoint.reject" | "endpoint.readmit" | "endpoint.retire" | "enrollment_secret.create" | "enrollment_secret.revoke" | "signing_key.create" | "signing_key.activate" | "signing_key.retire" | "token.create" | "token.create_personal" | "token.bootstrap" | "token.revoke" | "session.create" | "session.refuse" | "session.role_change" | "session.revoke" | "inventory.deny_hash" | "inventory.undeny_hash" | "hook_runs.partition.drop" | "stream_destination.create" | "stream_destination.update" | "stream_destination.delete" | "stream_destination.rotate_secret" | "stream_destination.replay" | "alert_rule.create" | "alert_rule.update" | "alert_rule.delete";
+                action?: "group.create" | "group.update" | "group.delete" | "group.audit_settings.update" | "policy.create" | "policy.update" | "policy.move" | "policy.delete" | "policy.version.create" | "release.create" | "release.advance" | "release.pause" | "release.auto_pause" | "release.resume" | "release.abort" | "release.promote" | "release.shadow_abort" | "endpoint.enroll" | "endpoint.reenroll" | "endpoint.enroll_pending" | "endpoint.key_migrate" | "endpoint.revoke" | "endpoint.move" | "endpoint.approve" | "endpoint.reject" | "endpoint.readmit" | "endpoint.retire" | "enrollment_secret.create" | "enrollment_secret.revoke" | "signing_key.create" | "signing_key.activate" | "signing_key.retire" | "token.create" | "token.create_personal" | "token.bootstrap" | "token.revoke" | "session.create" | "session.refuse" | "session.role_change" | "session.revoke" | "inventory.deny_hash" | "inventory.undeny_hash" | "hook_runs.partition.drop" | "stream_destination.create" | "stream_destination.update" | "stream_destination.delete" | "stream_destination.rotate_secret" | "stream_destination.replay" | "alert_rule.create" | "alert_rule.update" | "alert_rule.delete";
                 /** @description Action prefix, e.g. `group.` */
                 actionPrefix?: string;
                 /** @description Actor id (token or endpoint id) or actor name */
@@ -11306,6 +11826,15 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A precondition is required (send the base version or If-Match). */
+            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14100,6 +14629,113 @@ export interface operations {
             };
             /** @description The request body is too large. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many failed authentications from this address, or too much load; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ReleasesController_promote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PromoteReleaseDto"];
+            };
+        };
+        responses: {
+            /** @description The promoted shadow release and the staged release it became. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromotedDto"];
+                };
+            };
+            /** @description The request is invalid; `error.details` lists every problem with its location. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials (`Authorization: Bearer <token>`, or the SSO session cookie). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The credential is valid but its role may not use this operation. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflicts with the current state; the message (and `error.details`) say why. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A precondition is required (send the base version or If-Match). */
+            428: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -100,8 +100,10 @@ async function runWithLock(opts: RunOptions): Promise<void> {
   await syncer.init();
   if (opts.once) {
     let outcome;
+    let shadow;
     try {
       outcome = await syncer.pollOnce(0);
+      shadow = await syncer.pollShadowOnce();
     } catch (err) {
       // A pending endpoint is not an error of the agent: it waits for an admin (exit 4).
       if (!(err instanceof ApiHttpError && err.code === 'endpoint_pending')) throw err;
@@ -111,7 +113,7 @@ async function runWithLock(opts: RunOptions): Promise<void> {
     } finally {
       await syncer.flushReport();
     }
-    log('info', 'run --once finished', { outcome });
+    log('info', 'run --once finished', { outcome, shadow });
     if (outcome === 'refused') process.exitCode = 3;
     return;
   }

@@ -1,6 +1,7 @@
 // `hookwarden-agent status`: applied version, revision, last check-in and drift, from the state directory and disk.
 import type { Command } from 'commander';
 import { Layer } from '../materialize/layer';
+import { ShadowLayer } from '../materialize/shadow-layer';
 import { readAgentState } from '../state/agent-state';
 import { readCredentials } from '../state/credentials';
 import { readEndpointKey } from '../state/endpoint-key';
@@ -18,6 +19,7 @@ export function registerStatusCommand(program: Command): void {
       const key = await readEndpointKey(opts.stateDir).catch(() => null);
       const state = await readAgentState(opts.stateDir);
       const disk = await new Layer({ root: opts.root }).inspect();
+      const shadowDisk = await new ShadowLayer({ root: opts.root }).current();
       const out = {
         enrolled: !!creds,
         endpointId: creds?.endpointId ?? null,
@@ -34,6 +36,16 @@ export function registerStatusCommand(program: Command): void {
         lastState: state.lastState,
         lastError: state.lastError,
         drift: disk.drift,
+        /** The shadow layer (observe mode): the shadow release the agent applied, as on disk. */
+        shadow: state.shadow
+          ? {
+              releaseId: state.shadow.releaseId,
+              revision: state.shadow.revision,
+              digest: state.shadow.digest,
+              onDisk: shadowDisk?.digest === state.shadow.digest,
+            }
+          : null,
+        shadowError: state.shadowError,
       };
       if (opts.json) {
         process.stdout.write(JSON.stringify(out, null, 2) + '\n');
@@ -48,6 +60,7 @@ export function registerStatusCommand(program: Command): void {
         `last check-in:  ${out.lastCheckIn ?? 'never'}`,
         `last state:     ${out.lastState ?? '-'}${out.lastError ? ` (${out.lastError})` : ''}`,
         `drift:          ${out.drift.length === 0 ? 'none' : out.drift.join('; ')}`,
+        `shadow release: ${out.shadow ? `${out.shadow.releaseId} (revision ${out.shadow.revision}${out.shadow.onDisk ? '' : ', not on disk'})` : 'none'}${out.shadowError ? ` (last refused: ${out.shadowError})` : ''}`,
       ];
       process.stdout.write(lines.join('\n') + '\n');
     });

@@ -1,7 +1,8 @@
 // The shadow layer on disk (issue 27): a second managed layer in <dir of requirements.toml>/shadow/, switched
 // atomically like the managed one (same Layer, its requirements.toml in shadow/), whose hooks the engine runs in
-// observe mode. A shadow bundle is confined to shadow/: its managed_dir must be inside it, so it can never change the
-// enforced requirements.toml or managed_dir. Removing it (abort) takes the whole directory away in one rename.
+// observe mode. A shadow bundle is confined to shadow/: its managed_dir must be inside it (hook-core's content rules
+// for the shadow layer, then this machine's real paths here), so it can never change the enforced requirements.toml or
+// managed_dir. Removing it (abort) takes the whole directory away in one rename.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
@@ -13,6 +14,9 @@ import {
 import { writeFileAtomic } from '../state/atomic-file';
 import { fsyncDir, lstatOrNull, rand } from './fs-util';
 import { Layer, LAYER_DIR, requirementsPathFor, type LayerOptions } from './layer';
+
+/** Prefix of a removed shadow directory waiting to be deleted (beside shadow/). */
+const REMOVED_PREFIX = '.shadow-removed-';
 
 // a is b or inside b.
 function within(a: string, b: string): boolean {
@@ -33,8 +37,10 @@ export class ShadowLayer {
     this.dir = path.dirname(requirementsPath);
   }
 
-  /** Why a shadow bundle may not be applied here (null when it may): its managed_dir must be inside the shadow dir. */
+  /** Why a bundle may not be applied as the shadow layer here (null when it may). */
   problem(bundle: VerifiedBundle): string | null {
+    if (bundle.layer !== 'shadow' || bundle.shadowReleaseId === null)
+      return 'shadow layer: the bundle was not verified as a shadow bundle';
     if (bundle.managedDir === null) return null;
     const m = this.layer.rooted(bundle.managedDir);
     if (!within(m, this.dir) || m === this.dir)
@@ -44,22 +50,42 @@ export class ShadowLayer {
     return null;
   }
 
-  /** Applies a verified shadow bundle of `releaseId` (refused with BundleRejected when it leaves the shadow dir). */
-  async apply(bundle: VerifiedBundle, releaseId: string): Promise<void> {
+  /** Applies a verified shadow bundle (refused with BundleRejected, before any write, when it leaves shadow/). */
+  async apply(bundle: VerifiedBundle): Promise<void> {
     const why = this.problem(bundle);
     if (why !== null) throw new BundleRejected(why, bundle.revision);
     await this.layer.apply(bundle);
     await writeFileAtomic(
       path.join(this.dir, SHADOW_RELEASE_FILE),
-      JSON.stringify({ releaseId, version: `${bundle.revision}` }),
+      JSON.stringify({
+        releaseId: bundle.shadowReleaseId,
+        version: `${bundle.manifest.policyVersion}`,
+        revision: bundle.revision,
+      }),
       0o644,
     );
+  }
+
+  /** The shadow layer's digest and revision on disk (null: none). */
+  async current(): Promise<{ revision: number; digest: string } | null> {
+    if (!(await lstatOrNull(this.dir))) return null;
+    const cur = await this.layer.current();
+    return cur ? { revision: cur.meta.revision, digest: cur.meta.digest } : null;
+  }
+
+  /** Start-up: finishes an interrupted switch or removal (leftovers of a removal are deleted). */
+  async recover(): Promise<void> {
+    const parent = path.dirname(this.dir);
+    for (const e of await fs.readdir(parent).catch(() => [] as string[])) {
+      if (e.startsWith(REMOVED_PREFIX)) await fs.rm(path.join(parent, e), { recursive: true, force: true });
+    }
+    if (await lstatOrNull(this.dir)) await this.layer.recover();
   }
 
   /** Removes the shadow layer (abort): one rename makes it disappear for the engine, then the rest is deleted. */
   async remove(): Promise<void> {
     if (!(await lstatOrNull(this.dir))) return;
-    const aside = path.join(path.dirname(this.dir), `.shadow-removed-${rand()}`);
+    const aside = path.join(path.dirname(this.dir), `${REMOVED_PREFIX}${rand()}`);
     await fs.rename(this.dir, aside);
     await fsyncDir(path.dirname(this.dir));
     await fs.rm(aside, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
-import { boundStatusErrors, CONTRACT_VERSION } from '@hookwarden/hook-core';
+import { boundStatusErrors, CONTRACT_VERSION, STATUS_MAX_ERROR_CHARS } from '@hookwarden/hook-core';
 import { type ApiClient, ApiHttpError } from '../client/api-client';
 import { endpointClient, migrateToKey } from '../client/identity';
 import { Backoff, sleep } from '../client/backoff';
@@ -25,6 +25,7 @@ import { type AgentState, readAgentState, readLastGood, writeAgentState, writeLa
 import { type Credentials, readCredentials, writeCredentials } from '../state/credentials';
 import { AGENT_VERSION } from '../version';
 import { boundedReport } from './report';
+import { ShadowSync } from './shadow-sync';
 import { fetchTrustedKeys } from './trusted-keys';
 
 export interface SyncOptions {
@@ -45,7 +46,8 @@ export interface SyncOptions {
 }
 
 interface StatusReport {
-  state: 'applied' | 'failed' | 'drifted';
+  /** The managed layer: applied, failed (refused a bundle), drifted, or pending (none applied yet). */
+  state: 'applied' | 'failed' | 'drifted' | 'pending';
   appliedRevision: number | null;
   appliedDigest: string | null;
   targetRevision: number | null;
@@ -55,6 +57,8 @@ interface StatusReport {
   agentVersion: string;
   /** The policy/bundle contract this agent's engine understands (hook-core's CONTRACT_VERSION). */
   contractVersion: number;
+  /** The shadow layer (filled in when sent). */
+  shadow?: { releaseId: string | null; revision: number | null; digest: string | null; error: string | null };
 }
 
 export type ApplyOutcome = 'applied' | 'unchanged' | 'refused';
@@ -86,6 +90,10 @@ export class Syncer {
   private keysRefreshedAt = 0;
   /** The last refusal queued for a report (a repeated refusal is not reported again). */
   private lastReportedError: string | null = null;
+  /** The shadow layer's sync (its own long poll, same client, state and lock). */
+  private shadow!: ShadowSync;
+  /** The report being sent (flushes run one after the other). */
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: SyncOptions) {
     this.layer = new Layer({ root: opts.root, stepDelayMs: opts.stepDelayMs, stateDir: opts.stateDir });
@@ -119,6 +127,24 @@ export class Syncer {
     });
     this.state = await readAgentState(this.opts.stateDir);
     this.assignment = currentAssignment(creds);
+    this.shadow = new ShadowSync(
+      {
+        stateDir: this.opts.stateDir,
+        state: this.state,
+        client: () => this.client,
+        trustedKeys: () => this.creds.publicKeys,
+        refreshKeysFor: async (keyId) => {
+          if (typeof keyId === 'string' && !this.creds.publicKeys.some((k) => k.kid === keyId))
+            await this.refreshKeys();
+        },
+        assignment: () => this.assignment,
+        refreshAssignment: () => this.refreshAssignment(),
+        locked: (fn) => this.locked(fn),
+        saveState: () => this.saveState(),
+        shadowChanged: () => this.queueShadowReport(),
+      },
+      { root: this.opts.root, stepDelayMs: this.opts.stepDelayMs, maxBackoffMs: this.opts.maxBackoffMs },
+    );
     await this.layer.recover();
     // Layers applied before per-group floors existed: the disk's revision is the floor of its group.
     const disk = this.diskBundle((await this.layer.current())?.meta ?? null);
@@ -127,6 +153,23 @@ export class Syncer {
     }
     await this.locked(() => this.restoreFromLastGood());
     this.etag = (await this.layer.current())?.meta.digest ?? null;
+    await this.shadow.init();
+  }
+
+  /** The shadow layer's sync (tests drive it directly). */
+  get shadowSync(): ShadowSync {
+    return this.shadow;
+  }
+
+  // One request for the shadow bundle (`run --once`): applied, removed or refused as in the loop; a server older than
+  // shadow releases (404) or an unreachable one changes nothing (logged).
+  async pollShadowOnce(): Promise<string> {
+    try {
+      return await this.shadow.pollOnce(0, this.abort.signal);
+    } catch (err) {
+      log('warn', 'could not fetch the shadow bundle', { error: truncate(String(err)) });
+      return 'unavailable';
+    }
   }
 
   // Offline start and start-up check: the disk must hold the last good bundle (re-verified); repair it if not.
@@ -237,6 +280,7 @@ export class Syncer {
 
   // Builds the status report from the disk and queues it for sending.
   private queueReport(state: StatusReport['state'], targetRevision: number | null, errors: string[]): void {
+    this.state.lastTargetRevision = targetRevision;
     this.pending = {
       state,
       appliedRevision: null,
@@ -250,14 +294,41 @@ export class Syncer {
     };
   }
 
+  // The shadow layer changed: queues a report (the last managed-layer report again, with the shadow layer as it is now,
+  // filled in when sent). A queued report is replaced by a copy, so one already on its way is sent again after it.
+  private queueShadowReport(): void {
+    if (this.pending) {
+      this.pending = { ...this.pending };
+      return;
+    }
+    const s = this.state;
+    const errors = s.lastState === 'failed' && s.lastError ? [s.lastError] : s.lastState === 'drifted' ? s.drift : [];
+    this.queueReport(s.lastState ?? 'pending', s.lastTargetRevision, errors);
+  }
+
   // Sends the queued report (with the current on-disk digests); kept for the next try if the server is unreachable.
-  async flushReport(): Promise<void> {
+  // One send at a time (the managed and the shadow loop both flush): reports arrive in the order of what they say.
+  flushReport(): Promise<void> {
+    const run = this.flushing.then(() => this.flushOnce());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  // One flush of the queued report.
+  private async flushOnce(): Promise<void> {
     const report = this.pending;
     if (!report) return;
     const disk = await this.layer.inspect();
     report.appliedRevision = disk.meta?.revision ?? null;
     report.appliedDigest = disk.meta?.digest ?? null;
     report.files = disk.files;
+    const shadow = this.state.shadow;
+    report.shadow = {
+      releaseId: shadow?.releaseId ?? null,
+      revision: shadow?.revision ?? null,
+      digest: shadow?.digest ?? null,
+      error: this.state.shadowError === null ? null : truncate(this.state.shadowError, STATUS_MAX_ERROR_CHARS),
+    };
     try {
       await this.client.send('POST', '/v1/agent/status', {
         body: boundedReport(report),
@@ -408,53 +479,67 @@ export class Syncer {
     return this.applyRaw(await this.client.readJson(res, 'GET /v1/agent/bundle', { signal: this.abort.signal }));
   }
 
-  // The daemon loop: long polls with backoff until stop(); drift checks on a timer.
+  // The daemon loop: long polls of the managed and the shadow layer with backoff until stop(); drift checks on a timer.
   async run(): Promise<void> {
     if (this.pending) await this.flushReport();
     const timer = setInterval(() => {
       void this.locked(() => this.checkDrift())
+        .then(() => this.locked(() => this.shadow.restore()))
         .then(() => this.flushReport())
         .catch((err: unknown) => log('error', 'drift check failed', { error: String(err) }));
     }, this.opts.driftIntervalSec * 1000);
     try {
-      while (!this.stopped) {
-        if (Date.now() - this.keysRefreshedAt >= KEY_REFRESH_MS) await this.refreshKeys();
-        const started = Date.now();
-        let delay: number | null = null;
-        try {
-          const outcome = await this.pollOnce(this.opts.pollWaitSec);
-          clearThrottle('poll');
-          if (outcome === 'refused') {
-            delay = this.backoff.next();
-          } else if (outcome !== 'applied' && Date.now() - started < FAST_ANSWER_MS) {
-            // Nothing new and the server did not hold the long poll: pace the polls like errors (a server that
-            // ignores If-None-Match or Prefer must not make the agent spin).
-            delay = this.backoff.next();
-          } else {
-            this.backoff.reset();
-          }
-        } catch (err) {
-          if (this.stopped) break;
-          const retryAfter = err instanceof ApiHttpError ? err.retryAfterMs : null;
-          delay = this.backoff.next(retryAfter);
-          const status = err instanceof ApiHttpError ? err.status : null;
-          if (err instanceof ApiHttpError && err.code === 'endpoint_pending') {
-            logThrottled('pending', 'warn', 'awaiting approval: an admin must admit this endpoint', {
-              endpointId: this.creds.endpointId,
-              retryInMs: delay,
-            });
-          } else
-            logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
-              error: truncate(err instanceof Error ? err.message : String(err)),
-              status,
-              retryInMs: delay,
-            });
-        }
-        await this.flushReport();
-        if (delay !== null && !this.stopped) await sleep(delay, this.abort.signal);
-      }
+      await Promise.all([
+        this.runManaged(),
+        this.shadow.run(
+          this.opts.pollWaitSec,
+          this.abort.signal,
+          () => this.stopped,
+          () => this.flushReport(),
+        ),
+      ]);
     } finally {
       clearInterval(timer);
+    }
+  }
+
+  // The managed layer's loop.
+  private async runManaged(): Promise<void> {
+    while (!this.stopped) {
+      if (Date.now() - this.keysRefreshedAt >= KEY_REFRESH_MS) await this.refreshKeys();
+      const started = Date.now();
+      let delay: number | null = null;
+      try {
+        const outcome = await this.pollOnce(this.opts.pollWaitSec);
+        clearThrottle('poll');
+        if (outcome === 'refused') {
+          delay = this.backoff.next();
+        } else if (outcome !== 'applied' && Date.now() - started < FAST_ANSWER_MS) {
+          // Nothing new and the server did not hold the long poll: pace the polls like errors (a server that
+          // ignores If-None-Match or Prefer must not make the agent spin).
+          delay = this.backoff.next();
+        } else {
+          this.backoff.reset();
+        }
+      } catch (err) {
+        if (this.stopped) break;
+        const retryAfter = err instanceof ApiHttpError ? err.retryAfterMs : null;
+        delay = this.backoff.next(retryAfter);
+        const status = err instanceof ApiHttpError ? err.status : null;
+        if (err instanceof ApiHttpError && err.code === 'endpoint_pending') {
+          logThrottled('pending', 'warn', 'awaiting approval: an admin must admit this endpoint', {
+            endpointId: this.creds.endpointId,
+            retryInMs: delay,
+          });
+        } else
+          logThrottled(`poll:${status ?? 'net'}`, 'warn', 'bundle request failed; backing off', {
+            error: truncate(err instanceof Error ? err.message : String(err)),
+            status,
+            retryInMs: delay,
+          });
+      }
+      await this.flushReport();
+      if (delay !== null && !this.stopped) await sleep(delay, this.abort.signal);
     }
   }
 

@@ -13,7 +13,12 @@ const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 hex
 
 export const statusSchema = z
   .object({
-    state: z.enum(['applied', 'failed', 'drifted']),
+    state: z
+      .enum(['applied', 'failed', 'drifted', 'pending'])
+      .describe(
+        'The managed layer: applied, failed (the bundle targetRevision names was refused), drifted (repaired), or ' +
+          'pending (none applied yet: a report about the shadow layer only)',
+      ),
     appliedRevision: z.number().int().min(1).nullable().describe('Revision of the layer on disk (null: none yet)'),
     appliedDigest: digest.nullable().describe('Digest of the bundle whose layer is on disk'),
     targetRevision: z
@@ -47,6 +52,20 @@ export const statusSchema = z
       .max(1_000_000)
       .optional()
       .describe("The policy/bundle contract the agent's engine understands (hook-core CONTRACT_VERSION)"),
+    shadow: z
+      .object({
+        releaseId: z.uuid().nullable().describe('The shadow release whose layer is on disk (null: no shadow layer)'),
+        revision: z.number().int().min(1).nullable(),
+        digest: digest.nullable().describe('Digest of the shadow bundle on disk'),
+        error: z
+          .string()
+          .max(STATUS_MAX_ERROR_CHARS)
+          .nullable()
+          .describe('Why the agent refused the last shadow bundle (null: it refused none since the last one applied)'),
+      })
+      .strict()
+      .optional()
+      .describe('The shadow layer (issue 27); absent from agents that predate shadow releases'),
   })
   .strict();
 export class StatusDto extends createZodDto(statusSchema) {}

@@ -6,11 +6,11 @@ import { AgentController } from './agent.controller';
 import { AgentRepository } from './agent.repository';
 import { AgentService } from './agent.service';
 import { BundleCacheService } from './bundle-cache.service';
-import { BundleRoute } from './bundle.route';
+import { BundleRoute, ShadowBundleRoute } from './bundle.route';
 
 @Module({
   imports: [EnrollmentModule, ReleasesModule, EndpointsModule],
   controllers: [AgentController],
-  providers: [AgentRepository, AgentService, BundleCacheService, BundleRoute],
+  providers: [AgentRepository, AgentService, BundleCacheService, BundleRoute, ShadowBundleRoute],
 })
 export class AgentModule {}

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import { ReleasesService } from '../releases/releases.service';
-import { bundleFor, type GroupBundleState, type ServedBundle } from '../releases/rollout';
+import type { GroupBundleState, ServedBundle } from '../releases/rollout';
 
 /** Safety net if a pub/sub message is lost: cached states are refreshed after this long. */
 const CACHE_TTL_MS = 30_000;
@@ -19,18 +19,28 @@ interface CacheEntry {
   at: number;
 }
 
+/** Which bundle of its group's state an endpoint is answered with on a route (the managed or the shadow one). */
+export interface BundleSelector {
+  select(state: GroupBundleState, endpointId: string): ServedBundle | null;
+  /** True when "no bundle" is itself news to a client naming one in If-None-Match (the shadow layer is removed). */
+  readonly noneIsChange: boolean;
+}
+
 export interface Waiter {
   endpointId: string;
   ifNoneMatch: string | undefined;
+  /** The route's bundle of the endpoint (what a wake-up compares with If-None-Match). */
+  selector: BundleSelector;
   /** Called once with the endpoint's new bundle (null: none), `undefined` when the wait ended unchanged,
    *  'revoked' when the endpoint was revoked meanwhile, or 'recheck' when its credential was rotated (the request
    *  must authenticate again: the old credential gets 401). */
   finish(bundle: ServedBundle | null | undefined | 'revoked' | 'recheck'): void;
 }
 
-// True when the client's If-None-Match names this bundle (or there is no bundle to send).
-export function unchanged(bundle: ServedBundle | null, ifNoneMatch: string | undefined): boolean {
-  if (!bundle) return true;
+// True when the client's If-None-Match names this bundle, or there is no bundle to send (unless `noneIsChange` and the
+// client names one: it holds a bundle it must drop).
+export function unchanged(bundle: ServedBundle | null, ifNoneMatch: string | undefined, noneIsChange = false): boolean {
+  if (!bundle) return !(noneIsChange && ifNoneMatch);
   if (!ifNoneMatch) return false;
   if (ifNoneMatch === bundle.etag) return true;
   return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === bundle.etag);
@@ -130,6 +140,7 @@ export class BundleCacheService implements OnModuleDestroy {
     const entry: Waiter = {
       endpointId: waiter.endpointId,
       ifNoneMatch: waiter.ifNoneMatch,
+      selector: waiter.selector,
       finish: (bundle) => {
         if (release()) waiter.finish(bundle);
       },
@@ -194,9 +205,9 @@ export class BundleCacheService implements OnModuleDestroy {
     const set = this.waiters.get(groupId);
     if (!set) return;
     for (const w of [...set]) {
-      const bundle = bundleFor(state, w.endpointId);
+      const bundle = w.selector.select(state, w.endpointId);
       if (this.revoked.has(w.endpointId)) w.finish('revoked');
-      else if (!unchanged(bundle, w.ifNoneMatch)) w.finish(bundle);
+      else if (!unchanged(bundle, w.ifNoneMatch, w.selector.noneIsChange)) w.finish(bundle);
     }
   }
 

@@ -1,5 +1,7 @@
-// OpenAPI description of GET /v1/agent/bundle (served directly by Fastify, so Nest's scanner does not see it).
+// OpenAPI description of GET /v1/agent/bundle and GET /v1/agent/shadow-bundle (served in front of Fastify, so Nest's
+// scanner does not see them).
 export const BUNDLE_PATH = '/v1/agent/bundle';
+export const SHADOW_BUNDLE_PATH = '/v1/agent/shadow-bundle';
 
 const errorSchema = {
   type: 'object',
@@ -18,15 +20,19 @@ const errorSchema = {
   required: ['error'],
 };
 
-export const bundleOpenApiPath = {
-  get: {
+// One bundle route's operation (the two differ in what they serve and what 204 means).
+function bundleOperation(op: {
+  operationId: string;
+  summary: string;
+  description: string;
+  none: string;
+  signed: string;
+}) {
+  return {
     tags: ['agent'],
-    operationId: 'AgentBundle_get',
-    summary: "This endpoint's signed bundle (ETag revalidation and long poll)",
-    description:
-      'Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) ' +
-      "holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group " +
-      'has no release for this endpoint). A release, pause or abort wakes held requests on every API instance.',
+    operationId: op.operationId,
+    summary: op.summary,
+    description: op.description,
     security: [{ agentSignature: [] }, { bearer: [] }],
     parameters: [
       { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
@@ -41,7 +47,7 @@ export const bundleOpenApiPath = {
             schema: {
               type: 'object',
               properties: {
-                manifest: { type: 'string', description: 'Canonical JSON text of the manifest (the signed bytes)' },
+                manifest: { type: 'string', description: `Canonical JSON text of the manifest (${op.signed})` },
                 signature: { type: 'string' },
                 keyId: { type: 'string' },
                 digest: { type: 'string' },
@@ -53,7 +59,7 @@ export const bundleOpenApiPath = {
           },
         },
       },
-      '204': { description: 'No release targets this endpoint yet.' },
+      '204': { description: op.none },
       '304': { description: 'Unchanged (If-None-Match matched).' },
       '401': {
         description: 'Missing, unknown or revoked credential.',
@@ -65,5 +71,36 @@ export const bundleOpenApiPath = {
         content: { 'application/json': { schema: errorSchema } },
       },
     },
-  },
+  };
+}
+
+export const bundleOpenApiPath = {
+  get: bundleOperation({
+    operationId: 'AgentBundle_get',
+    summary: "This endpoint's signed bundle (ETag revalidation and long poll)",
+    description:
+      'Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) ' +
+      "holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group " +
+      'has no release for this endpoint). A release, pause or abort wakes held requests on every API instance. ' +
+      'Never a shadow bundle (GET /v1/agent/shadow-bundle).',
+    none: 'No release targets this endpoint yet.',
+    signed: 'the signed bytes',
+  }),
+};
+
+export const shadowBundleOpenApiPath = {
+  get: bundleOperation({
+    operationId: 'AgentShadowBundle_get',
+    summary: "This endpoint's signed shadow bundle: the shadow layer (ETag revalidation and long poll)",
+    description:
+      "Agent credential. The group's live shadow release (strategy shadow) when this endpoint's ring is reached: the " +
+      'shadow form of the version (managed_dir inside the shadow directory), signed with the bundle keys over ' +
+      '`hookwarden.shadow-bundle/1\\n` + manifest (never valid as a managed bundle), its manifest naming the release ' +
+      "(`shadow.releaseId`) and the group, revisions from the group's one sequence. Same ETag, `If-None-Match` and " +
+      "`Prefer: wait=N` rules as GET /v1/agent/bundle; a shadow release's creation, ring advance, promotion or abort " +
+      'wakes held requests. 204: no shadow layer for this endpoint — answered at once when If-None-Match names one ' +
+      '(the agent removes its shadow layer).',
+    none: 'No shadow layer for this endpoint (none live, its ring not reached, or promoted/aborted): remove it.',
+    signed: 'signed behind the shadow context `hookwarden.shadow-bundle/1\\n`',
+  }),
 };

@@ -1,6 +1,7 @@
-// GET /v1/agent/bundle, served by a plain Node handler in front of Fastify (the hot path: every agent revalidates or
-// holds a long poll here; Fastify + Nest per-request work cost more than half its throughput and memory).
-// Same authentication (AuthService), same error shape, documented in OpenAPI by bundle.openapi.ts.
+// GET /v1/agent/bundle (the managed layer) and GET /v1/agent/shadow-bundle (the shadow layer), served by plain Node
+// handlers in front of Fastify (the hot path: every agent revalidates or holds a long poll here; Fastify + Nest
+// per-request work cost more than half its throughput and memory). One implementation for both: same authentication
+// (AuthService), same long poll and wake-ups, same error shape, documented in OpenAPI by bundle.openapi.ts.
 import type http from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthRule } from '../auth/auth.decorators';
@@ -19,9 +20,9 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ApiError, type ErrorCode } from '../common/api-error';
 import { type RawRoute, sendRawError } from '../common/raw-router';
-import { bundleFor, type GroupBundleState, type ServedBundle } from '../releases/rollout';
-import { BUNDLE_PATH } from './bundle.openapi';
-import { BundleCacheService, unchanged } from './bundle-cache.service';
+import { bundleFor, type GroupBundleState, type ServedBundle, shadowBundleFor } from '../releases/rollout';
+import { BUNDLE_PATH, SHADOW_BUNDLE_PATH } from './bundle.openapi';
+import { type BundleSelector, BundleCacheService, unchanged } from './bundle-cache.service';
 
 /** Longest long poll a client may ask for. */
 export const MAX_WAIT_SEC = 60;
@@ -44,11 +45,15 @@ interface Agent {
 }
 
 @Injectable()
-export class BundleRoute implements RawRoute {
-  private readonly logger = new Logger('BundleRoute');
+export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
+  protected readonly logger = new Logger('BundleRoute');
   readonly methods = ['GET', 'HEAD'] as const;
-  readonly path = BUNDLE_PATH;
+  abstract readonly path: string;
+  abstract readonly noneIsChange: boolean;
   readonly authRule: AuthRule = { kind: 'agent' };
+
+  /** The endpoint's bundle of this route under its group's state (null: none for it). */
+  abstract select(state: GroupBundleState, endpointId: string): ServedBundle | null;
 
   private readonly trust: TrustFunction;
 
@@ -289,8 +294,8 @@ export class BundleRoute implements RawRoute {
     const { groupId, endpointId, secret } = agent;
     const inm = req.headers['if-none-match'];
     const wait = preferWait(req.headers.prefer);
-    const bundle = bundleFor(state, endpointId);
-    if (!unchanged(bundle, inm)) return (this.answer(res, requestId, bundle, true, 0), true);
+    const bundle = this.select(state, endpointId);
+    if (!unchanged(bundle, inm, this.noneIsChange)) return (this.answer(res, requestId, bundle, true, 0), true);
     if (wait === 0) return (this.answer(res, requestId, bundle, false, 0), true);
     if (gen !== this.cache.gen(groupId)) return false; // changed while loading: evaluate again before holding
     if (invalidations !== this.auth.invalidations) return (this.answer(res, requestId, bundle, false, 0), true);
@@ -306,6 +311,7 @@ export class BundleRoute implements RawRoute {
       {
         endpointId,
         ifNoneMatch: inm,
+        selector: this,
         finish: (next) => {
           if (next === undefined) return this.answer(res, requestId, bundle, false, wait);
           if (next === 'revoked') {
@@ -319,5 +325,31 @@ export class BundleRoute implements RawRoute {
     );
     res.on('close', cancel);
     return true;
+  }
+}
+
+/** GET /v1/agent/bundle: the managed (enforced) layer's bundle, by the group's rollout. */
+@Injectable()
+export class BundleRoute extends LayerBundleRoute {
+  readonly path = BUNDLE_PATH;
+  readonly noneIsChange = false;
+
+  select(state: GroupBundleState, endpointId: string): ServedBundle | null {
+    return bundleFor(state, endpointId);
+  }
+}
+
+/**
+ * GET /v1/agent/shadow-bundle: the shadow layer's bundle (the group's live shadow release, to the endpoints of its
+ * reached rings). 204 means "no shadow layer": an agent naming one in If-None-Match is answered at once (and woken
+ * when a shadow release is aborted or promoted), so it removes the layer.
+ */
+@Injectable()
+export class ShadowBundleRoute extends LayerBundleRoute {
+  readonly path = SHADOW_BUNDLE_PATH;
+  readonly noneIsChange = true;
+
+  select(state: GroupBundleState, endpointId: string): ServedBundle | null {
+    return shadowBundleFor(state, endpointId);
   }
 }

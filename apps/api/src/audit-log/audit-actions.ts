@@ -40,6 +40,14 @@ export const AUDIT_ACTIONS = {
   'release.auto_pause': { target: 'release', summary: 'a release’s gate paused it' },
   'release.resume': { target: 'release', summary: 'a paused release resumed' },
   'release.abort': { target: 'release', summary: 'a release was aborted (and rolled back)' },
+  'release.promote': {
+    target: 'release',
+    summary: 'a shadow release was promoted to a staged release of the same version (with its shadow report)',
+  },
+  'release.shadow_abort': {
+    target: 'release',
+    summary: 'a shadow release was aborted: its shadow layer is removed everywhere (with its shadow report)',
+  },
   'endpoint.enroll': { target: 'endpoint', summary: 'an endpoint enrolled' },
   'endpoint.reenroll': { target: 'endpoint', summary: 'an endpoint enrolled again, proving its key' },
   'endpoint.enroll_pending': {

@@ -27,6 +27,18 @@ const decided = z.object({
   retiredEndpointId: id.nullable().describe('The endpoint retired for this one (approve)'),
 });
 const tokenFields = z.object({ name: z.string(), role: z.string() });
+/** A shadow release's report at the moment it was promoted or aborted (shadowReportSummary). */
+const shadowReport = z
+  .object({
+    events: z.number().describe('Events its shadow layer ran on'),
+    shadowRuns: z.number(),
+    wouldNewlyDeny: z.number(),
+    wouldStopDenying: z.number(),
+    rewrites: z.number(),
+    errors: z.number(),
+    timeouts: z.number(),
+  })
+  .describe('The shadow report totals at that moment (GET /v1/releases/:id/shadow-report)');
 
 export const AUDIT_DETAILS = {
   'group.create': named,
@@ -61,6 +73,15 @@ export const AUDIT_DETAILS = {
     rollbackReleaseId: id.nullable(),
     rollbackRevision: z.number().nullable(),
   }),
+  'release.promote': z.object({
+    groupId: id,
+    revision: z.number().describe('The shadow release’s revision'),
+    promotedReleaseId: id.describe('The staged release it became'),
+    promotedRevision: z.number(),
+    rings: z.array(z.number()).describe('The staged release’s rings'),
+    shadowReport,
+  }),
+  'release.shadow_abort': z.object({ groupId: id, revision: z.number(), shadowReport }),
   'endpoint.enroll': enrolled,
   'endpoint.reenroll': enrolled,
   'endpoint.enroll_pending': enrolled.extend({

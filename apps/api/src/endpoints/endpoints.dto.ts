@@ -79,6 +79,15 @@ export const endpointViewSchema = z.object({
   uploadsPending: z.number().int(),
   recordsDropped: z.number().int(),
   lastStatus: lastStatusSchema.nullable().describe('The last status report (errors, files)'),
+  shadow: z
+    .object({
+      releaseId: z.uuid().nullable().describe('The shadow release whose layer its agent reports on disk (null: none)'),
+      revision: z.number().int().nullable(),
+      error: z.string().nullable().describe('Why its agent refused the last shadow bundle (null: none refused)'),
+    })
+    .describe(
+      'The shadow layer as its agent last reported it (all null: none, or an agent older than shadow releases)',
+    ),
 });
 export class EndpointViewDto extends createZodDto(endpointViewSchema) {}
 export type EndpointView = z.infer<typeof endpointViewSchema>;

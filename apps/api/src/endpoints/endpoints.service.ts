@@ -93,6 +93,7 @@ export class EndpointsService {
       uploadsPending: row.uploadsPending,
       recordsDropped: row.recordsDropped,
       lastStatus: readLastStatus(row.lastStatus),
+      shadow: { releaseId: row.shadowReleaseId, revision: row.shadowRevision, error: row.shadowError },
     };
   }
 

@@ -12,6 +12,8 @@ import {
   CreateReleaseDto,
   ReleaseActionDto,
   ReleaseListDto,
+  PromotedDto,
+  PromoteReleaseDto,
   ReleaseViewDto,
   RolloutDto,
 } from './releases.dto';
@@ -26,8 +28,13 @@ export class ReleasesController {
   @Roles('admin')
   @ApiDoc({
     summary: 'Release a policy version to a group',
-    description: 'Immediately or in staged rings with an automatic failure gate.',
-    errors: [404, 409],
+    description:
+      'Immediately, in staged rings with an automatic failure gate, or as a shadow release: delivered beside the ' +
+      'enforced policy in the same rings, its hooks only observed (GET /v1/releases/:id/shadow-report) until promote ' +
+      'or abort. 409: a staged release while another enforced rollout is in progress, a shadow release while the ' +
+      "group's shadow release is live (promote or abort it first), or a version every agent would refuse. 428: the " +
+      'impact preview requires previewAck (enforced releases; a shadow release is acknowledged at promote).',
+    errors: [404, 409, 428],
   })
   @Post('groups/:groupId/releases')
   @ApiCreatedResponse({
@@ -138,8 +145,34 @@ export class ReleasesController {
 
   @Roles('admin')
   @ApiDoc({
+    summary: 'Promote a shadow release to a staged release of the same version',
+    description:
+      'The shadow layer is no longer delivered, and the version rolls out as the enforced policy: rings (default the ' +
+      "shadow release's), gates and the impact preview's acknowledgement as for any staged release. Audited with the " +
+      'shadow report summary at this moment. 409: not a live shadow release, or another enforced rollout is in ' +
+      'progress; 428: the impact preview requires previewAck.',
+    errors: [404, 409, 428],
+  })
+  @Post('releases/:id/promote')
+  @HttpCode(200)
+  @ApiOkResponse({ type: PromotedDto, description: 'The promoted shadow release and the staged release it became.' })
+  @ApiBody({ type: PromoteReleaseDto, required: false })
+  promote(
+    @Param('id', UuidParamPipe) id: string,
+    // A bare POST leaves it undefined (see pause).
+    @Body() body: PromoteReleaseDto,
+    @AuditCtx() ctx: AuditContext,
+  ): Promise<PromotedDto> {
+    return this.releases.promote(id, body, ctx);
+  }
+
+  @Roles('admin')
+  @ApiDoc({
     summary: 'Abort a release and roll back',
-    description: "Endpoints go back to the group's previous release (answered as `rollback`).",
+    description:
+      "Endpoints go back to the group's previous release (answered as `rollback`). A shadow release (rolling, paused " +
+      'or completed) ends instead: its shadow layer is removed from every endpoint and `rollback` is null; audited ' +
+      'with the shadow report summary at this moment.',
     errors: [404, 409],
   })
   @Post('releases/:id/abort')

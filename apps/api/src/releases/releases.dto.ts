@@ -2,75 +2,116 @@
 import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
+/** The release strategies: enforced at once, enforced ring by ring, or beside the enforced policy (observe mode). */
+export const RELEASE_STRATEGIES = ['immediate', 'staged', 'shadow'] as const;
+
+/** Gate settings of a staged rollout (a shadow release has none: its hooks decide nothing). */
+const GATE_FIELDS = ['maxApplyFailureRate', 'maxHookFailureRate', 'minHookRuns', 'minReportingEndpoints'] as const;
+
+// Rings strictly increasing and ending at 100 (shared by create and promote).
+function checkRings(rings: number[] | undefined, ctx: z.RefinementCtx): void {
+  if (!rings) return;
+  for (let i = 1; i < rings.length; i++) {
+    if (rings[i]! <= rings[i - 1]!) {
+      ctx.addIssue({ code: 'custom', path: ['rings', i], message: 'rings must be strictly increasing' });
+    }
+  }
+  if (rings[rings.length - 1] !== 100) {
+    ctx.addIssue({ code: 'custom', path: ['rings', rings.length - 1], message: 'the last ring must be 100' });
+  }
+}
+
+const rolloutFields = {
+  rings: z
+    .array(z.number().int().min(1).max(100))
+    .min(1)
+    .max(20)
+    .optional()
+    .describe('Cumulative percentages of endpoints per ring, strictly increasing, ending at 100 (default 1,5,25,100)'),
+  ringIntervalSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .optional()
+    .describe('Pause between rings (default 3600)'),
+};
+
+// An optional ratio in [0, 1], and an optional count in [1, 1 000 000] (the gate settings' shapes).
+const ratio = () => z.number().min(0).max(1).optional();
+const count = () => z.number().int().min(1).max(1_000_000).optional();
+
+const gateFields = {
+  maxApplyFailureRate: ratio().describe('Auto-pause above this apply-failure ratio'),
+  maxHookFailureRate: ratio().describe(
+    "Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs " +
+      'over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate',
+  ),
+  minHookRuns: count().describe(
+    'Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate ' +
+      'counts for the gate, as one reporting endpoint (default 20)',
+  ),
+  minReportingEndpoints: count().describe(
+    'Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint ' +
+      'cannot pause a ring',
+  ),
+};
+
+const previewAck = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/)
+  .optional()
+  .describe('The digest of the release preview you reviewed (needed when the preview says requiresAck)');
+
 export const createReleaseSchema = z
   .object({
     policyVersionId: z.uuid().describe('The policy version to make current for the group'),
-    strategy: z.enum(['immediate', 'staged']).default('immediate'),
-    rings: z
-      .array(z.number().int().min(1).max(100))
-      .min(1)
-      .max(20)
-      .optional()
+    strategy: z
+      .enum(RELEASE_STRATEGIES)
+      .default('immediate')
       .describe(
-        'Cumulative percentages of endpoints per ring, strictly increasing, ending at 100 (default 1,5,25,100)',
+        'immediate | staged (rings, gates) | shadow: delivered beside the enforced policy, in the same rings, its hooks ' +
+          'only observed (GET /v1/releases/:id/shadow-report), until promote or abort',
       ),
-    ringIntervalSec: z
-      .number()
-      .int()
-      .min(1)
-      .max(30 * 86_400)
-      .optional()
-      .describe('Pause between rings (default 3600)'),
-    maxApplyFailureRate: z.number().min(0).max(1).optional().describe('Auto-pause above this apply-failure ratio'),
-    maxHookFailureRate: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .describe(
-        "Auto-pause when the mean of the reporting endpoints' own hook failure rates (failed or timed-out runs " +
-          'over runs that ran under the new revision, skipped excluded) exceeds this. Unset: no hook gate',
-      ),
-    minHookRuns: z
-      .number()
-      .int()
-      .min(1)
-      .max(1_000_000)
-      .optional()
-      .describe(
-        'Hook runs (that ran) an endpoint that applied the new revision needs under it before its own failure rate ' +
-          'counts for the gate, as one reporting endpoint (default 20)',
-      ),
-    minReportingEndpoints: z
-      .number()
-      .int()
-      .min(1)
-      .max(1_000_000)
-      .optional()
-      .describe(
-        'Reporting endpoints needed before maxHookFailureRate can pause the rollout (default 3), so one endpoint ' +
-          'cannot pause a ring',
-      ),
-    previewAck: z
-      .string()
-      .regex(/^sha256:[0-9a-f]{64}$/)
-      .optional()
-      .describe('The digest of the release preview you reviewed (needed when the preview says requiresAck)'),
+    ...rolloutFields,
+    ...gateFields,
+    previewAck,
   })
   .strict()
   .superRefine((v, ctx) => {
-    if (!v.rings) return;
-    for (let i = 1; i < v.rings.length; i++) {
-      if (v.rings[i]! <= v.rings[i - 1]!) {
-        ctx.addIssue({ code: 'custom', path: ['rings', i], message: 'rings must be strictly increasing' });
-      }
+    checkRings(v.rings, ctx);
+    if (v.strategy !== 'shadow') return;
+    // A shadow release decides nothing: no gate watches it, and its impact is acknowledged when it is promoted.
+    for (const k of GATE_FIELDS) {
+      if (v[k] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [k], message: 'a shadow release has no gates: give them at promote' });
     }
-    if (v.rings[v.rings.length - 1] !== 100) {
-      ctx.addIssue({ code: 'custom', path: ['rings', v.rings.length - 1], message: 'the last ring must be 100' });
-    }
+    if (v.previewAck !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['previewAck'],
+        message: 'a shadow release enforces nothing: acknowledge the preview at promote',
+      });
   });
 export class CreateReleaseDto extends createZodDto(createReleaseSchema) {}
 export type CreateReleaseInput = z.infer<typeof createReleaseSchema>;
+
+export const promoteReleaseSchema = z
+  .object({
+    rings: rolloutFields.rings.describe("Rings of the staged release it becomes (default: the shadow release's rings)"),
+    ringIntervalSec: rolloutFields.ringIntervalSec.describe(
+      "Pause between its rings (default: the shadow release's interval)",
+    ),
+    ...gateFields,
+    previewAck,
+  })
+  .strict()
+  .superRefine((v, ctx) => checkRings(v.rings, ctx));
+// The body is optional (a bare POST promotes with the shadow release's rings and the default gates).
+export class PromoteReleaseDto extends createZodDto(
+  promoteReleaseSchema.optional() as unknown as typeof promoteReleaseSchema,
+) {}
+export type PromoteReleaseInput = z.infer<typeof promoteReleaseSchema>;
 
 export const releaseViewSchema = z.object({
   id: z.uuid(),
@@ -79,8 +120,13 @@ export const releaseViewSchema = z.object({
   policyId: z.uuid(),
   policyVersion: z.number().int(),
   revision: z.number().int(),
-  strategy: z.enum(['immediate', 'staged']),
-  status: z.string().describe('rolling | paused | completed | aborted | superseded'),
+  strategy: z.enum(RELEASE_STRATEGIES),
+  status: z
+    .string()
+    .describe(
+      'rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring ' +
+        'reached; its layer stays delivered) | promoted | aborted',
+    ),
   rings: z.array(z.number().int()),
   currentRing: z.number().int(),
   ringIntervalSec: z.number().int(),
@@ -95,6 +141,8 @@ export const releaseViewSchema = z.object({
   createdBy: z.string().nullable(),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
+  promotedReleaseId: z.uuid().nullable().describe('A promoted shadow release: the staged release it became'),
+  promotedFromId: z.uuid().nullable().describe('A staged release made by promote: the shadow release it came from'),
 });
 export class ReleaseViewDto extends createZodDto(releaseViewSchema) {}
 export type ReleaseView = z.infer<typeof releaseViewSchema>;
@@ -113,6 +161,12 @@ export const abortedSchema = z.object({
   rollback: releaseViewSchema.nullable().describe('The new release that re-issues the previous bundle, if any'),
 });
 export class AbortedDto extends createZodDto(abortedSchema) {}
+
+export const promotedSchema = z.object({
+  shadow: releaseViewSchema.describe('The shadow release, now promoted (its layer is no longer delivered)'),
+  release: releaseViewSchema.describe('The staged release of the same version it became'),
+});
+export class PromotedDto extends createZodDto(promotedSchema) {}
 
 const versionCountsSchema = z.object({
   releaseId: z.uuid(),

@@ -21,10 +21,20 @@ export type ReleaseRow = Prisma.ReleaseGetPayload<{ include: typeof WITH_VERSION
 /** Statuses whose bundle is (or was) delivered: the group's current release is the newest of these. */
 export const LIVE_STATUSES = ['rolling', 'paused', 'completed'];
 
+/** Enforced releases only (immediate, staged): what the managed layer, the gates and the rollback read. */
+export const ENFORCED = { strategy: { not: 'shadow' } } satisfies Prisma.ReleaseWhereInput;
+/** A group's live shadow release (at most one: partial unique index releases_one_live_shadow_per_group). */
+const LIVE_SHADOW = { strategy: 'shadow', status: { in: LIVE_STATUSES } } satisfies Prisma.ReleaseWhereInput;
+
+/** The shadow report's summary an audit entry keeps (shadowReportSummary). */
+export type ShadowSummary = AuditDetailsOf<'release.promote'>['shadowReport'];
+
 export interface NewRelease {
+  /** Set when the bundle must name the release (a shadow bundle is signed with its release id). */
+  id?: string;
   groupId: string;
   policyVersionId: string;
-  strategy: 'immediate' | 'staged';
+  strategy: 'immediate' | 'staged' | 'shadow';
   rings: number[];
   ringIntervalSec: number;
   maxApplyFailureRate: number;
@@ -32,6 +42,8 @@ export interface NewRelease {
   minHookRuns: number;
   minReportingEndpoints: number;
   createdBy: string | null;
+  /** A staged release made by promote: the shadow release it came from. */
+  promotedFromId?: string;
 }
 
 export class ReleaseConflict extends Error {}
@@ -77,29 +89,53 @@ export class ReleasesRepository {
     return this.prisma.$transaction(async (tx) => this.createIn(tx, input, build, ctx));
   }
 
-  // The body of `create`, usable inside another transaction of this repository.
+  // Serializes the group's release changes for the rest of the transaction.
+  private async lockGroup(tx: Prisma.TransactionClient, groupId: string): Promise<void> {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext(${groupId}))`;
+  }
+
+  // The body of `create`, usable inside another transaction of this repository. Revisions count per group across
+  // every strategy (a revision names one release); a shadow release is checked against the group's live shadow
+  // release only, an enforced one against the enforced releases only.
   private async createIn(
     tx: Prisma.TransactionClient,
     input: NewRelease,
     build: (revision: number) => IssuedBundle,
     ctx: AuditContext,
   ): Promise<{ release: ReleaseRow; superseded: string[] }> {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext(${input.groupId}))`;
+    await this.lockGroup(tx, input.groupId);
     const last = await tx.release.findFirst({ where: { groupId: input.groupId }, orderBy: { revision: 'desc' } });
-    const inProgress = await tx.release.findMany({
-      where: { groupId: input.groupId, status: { in: ['rolling', 'paused'] } },
-      select: { id: true },
-    });
+    const shadow = input.strategy === 'shadow';
+    if (shadow) {
+      const live = await tx.release.findFirst({
+        where: { groupId: input.groupId, ...LIVE_SHADOW },
+        select: { id: true },
+      });
+      if (live) {
+        throw new ReleaseConflict(
+          `Shadow release ${live.id} is live in this group (a group runs at most one shadow release): promote or ` +
+            'abort it first',
+        );
+      }
+    }
+    const inProgress = shadow
+      ? []
+      : await tx.release.findMany({
+          where: { groupId: input.groupId, status: { in: ['rolling', 'paused'] }, ...ENFORCED },
+          select: { id: true },
+        });
     if (inProgress.length > 0 && input.strategy === 'staged') {
       throw new ReleaseConflict(
         `Release ${inProgress[0]!.id} is still rolling out in this group: advance it to completion or abort it first`,
       );
     }
-    const previous = await tx.release.findFirst({
-      where: { groupId: input.groupId, status: 'completed' },
-      orderBy: { revision: 'desc' },
-      select: { id: true },
-    });
+    const previous = shadow
+      ? null
+      : await tx.release.findFirst({
+          where: { groupId: input.groupId, status: 'completed', ...ENFORCED },
+          orderBy: { revision: 'desc' },
+          select: { id: true },
+        });
     if (inProgress.length > 0) {
       await tx.release.updateMany({
         where: { id: { in: inProgress.map((r) => r.id) } },
@@ -108,15 +144,17 @@ export class ReleasesRepository {
     }
     const revision = (last?.revision ?? 0) + 1;
     const signed = build(revision);
-    const immediate = input.strategy === 'immediate';
+    // An immediate release, or a shadow release in one ring of 100%, reaches every endpoint at once.
+    const immediate = input.strategy === 'immediate' || (shadow && input.rings.length === 1);
     const release = await tx.release.create({
       data: {
+        ...(input.id ? { id: input.id } : {}),
         groupId: input.groupId,
         policyVersionId: input.policyVersionId,
         revision,
         strategy: input.strategy,
         status: immediate ? 'completed' : 'rolling',
-        rings: immediate ? [100] : input.rings,
+        rings: input.strategy === 'immediate' ? [100] : input.rings,
         currentRing: 0,
         ringIntervalSec: input.ringIntervalSec,
         maxApplyFailureRate: input.maxApplyFailureRate,
@@ -130,6 +168,7 @@ export class ReleasesRepository {
         digest: signed.digest,
         createdBy: input.createdBy,
         completedAt: immediate ? new Date() : null,
+        promotedFromId: input.promotedFromId ?? null,
       },
       include: WITH_VERSION,
     });
@@ -174,20 +213,27 @@ export class ReleasesRepository {
     });
   }
 
-  // The group's in-progress (rolling) release, if any.
+  // The group's in-progress (rolling) enforced release, if any (the one the gates watch).
   async rollingForGroup(groupId: string): Promise<Release | null> {
-    return this.prisma.release.findFirst({ where: { groupId, status: 'rolling' } });
+    return this.prisma.release.findFirst({ where: { groupId, status: 'rolling', ...ENFORCED } });
   }
 
-  // What the group's endpoints receive: the newest live release and the previous completed one.
-  async bundleRows(groupId: string): Promise<{ current: Release | null; previous: Release | null }> {
-    const current = await this.prisma.release.findFirst({
-      where: { groupId, status: { in: LIVE_STATUSES } },
-      orderBy: { revision: 'desc' },
-    });
-    if (!current || current.status === 'completed' || !current.previousReleaseId) return { current, previous: null };
+  // What the group's endpoints receive: the newest live enforced release and the previous completed one, and the
+  // live shadow release (delivered beside them).
+  async bundleRows(
+    groupId: string,
+  ): Promise<{ current: Release | null; previous: Release | null; shadow: Release | null }> {
+    const [current, shadow] = await Promise.all([
+      this.prisma.release.findFirst({
+        where: { groupId, status: { in: LIVE_STATUSES }, ...ENFORCED },
+        orderBy: { revision: 'desc' },
+      }),
+      this.prisma.release.findFirst({ where: { groupId, ...LIVE_SHADOW } }),
+    ]);
+    if (!current || current.status === 'completed' || !current.previousReleaseId)
+      return { current, previous: null, shadow };
     const previous = await this.prisma.release.findUnique({ where: { id: current.previousReleaseId } });
-    return { current, previous };
+    return { current, previous, shadow };
   }
 
   // Applies a guarded status/ring change with its audit entry; null when the guard no longer holds.
@@ -231,7 +277,7 @@ export class ReleasesRepository {
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${GROUP_LOCK_NS}, hashtext((SELECT group_id::text FROM releases WHERE id = ${id}::uuid)))`;
       const updated = await tx.release.updateMany({
-        where: { id, status: { in: ['rolling', 'paused'] } },
+        where: { id, status: { in: ['rolling', 'paused'] }, ...ENFORCED },
         data: { status: 'aborted', completedAt: new Date() },
       });
       if (updated.count === 0) return null;
@@ -283,6 +329,70 @@ export class ReleasesRepository {
         },
       });
       return { release, rollback };
+    });
+  }
+
+  // Ends a live shadow release (its layer is no longer delivered), audited with the shadow report's summary; null
+  // when it is not a live shadow release.
+  async abortShadow(id: string, ctx: AuditContext, summary: ShadowSummary): Promise<ReleaseRow | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const updated = await tx.release.updateMany({
+        where: { id, ...LIVE_SHADOW },
+        data: { status: 'aborted', completedAt: new Date() },
+      });
+      if (updated.count === 0) return null;
+      const release = await tx.release.findUniqueOrThrow({ where: { id }, include: WITH_VERSION });
+      await appendAudit(tx, ctx, {
+        action: 'release.shadow_abort',
+        targetType: 'release',
+        targetId: id,
+        beforeDigest: release.digest,
+        afterDigest: null,
+        details: { groupId: release.groupId, revision: release.revision, shadowReport: summary },
+      });
+      return release;
+    });
+  }
+
+  // Promotes a live shadow release: it ends (status promoted) and a staged release of the same version is created
+  // (refused like any staged release while another enforced rollout is in progress), both in one transaction, audited
+  // with the shadow report's summary; null when it is not a live shadow release.
+  async promote(
+    id: string,
+    input: NewRelease,
+    build: (revision: number) => IssuedBundle,
+    ctx: AuditContext,
+    summary: ShadowSummary,
+  ): Promise<{ shadow: ReleaseRow; release: ReleaseRow } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      await this.lockGroup(tx, input.groupId);
+      const updated = await tx.release.updateMany({
+        where: { id, groupId: input.groupId, ...LIVE_SHADOW },
+        data: { status: 'promoted', completedAt: new Date() },
+      });
+      if (updated.count === 0) return null;
+      const { release } = await this.createIn(tx, { ...input, promotedFromId: id }, build, ctx);
+      const shadow = await tx.release.update({
+        where: { id },
+        data: { promotedReleaseId: release.id },
+        include: WITH_VERSION,
+      });
+      await appendAudit(tx, ctx, {
+        action: 'release.promote',
+        targetType: 'release',
+        targetId: id,
+        beforeDigest: shadow.digest,
+        afterDigest: release.digest,
+        details: {
+          groupId: shadow.groupId,
+          revision: shadow.revision,
+          promotedReleaseId: release.id,
+          promotedRevision: release.revision,
+          rings: release.rings as number[],
+          shadowReport: summary,
+        },
+      });
+      return { shadow, release };
     });
   }
 
@@ -338,7 +448,7 @@ export class ReleasesRepository {
   // The group's releases of these revisions (what an endpoint's status report may be about).
   async releasesOfRevisions(groupId: string, revisions: number[]): Promise<Release[]> {
     if (revisions.length === 0) return [];
-    return this.prisma.release.findMany({ where: { groupId, revision: { in: revisions } } });
+    return this.prisma.release.findMany({ where: { groupId, revision: { in: revisions }, ...ENFORCED } });
   }
 
   // Which of the revisions the endpoint is already recorded as served (and applied) in the group.
@@ -383,7 +493,14 @@ export class ReleasesRepository {
   async endpointsOfGroup(groupId: string) {
     return this.prisma.endpoint.findMany({
       where: { groupId, revokedAt: null, admission: 'active' },
-      select: { id: true, state: true, appliedRevision: true, targetRevision: true },
+      select: {
+        id: true,
+        state: true,
+        appliedRevision: true,
+        targetRevision: true,
+        shadowReleaseId: true,
+        shadowError: true,
+      },
     });
   }
 

@@ -1,5 +1,6 @@
 // Releases: build and sign a group's bundle, staged rollout (rings, gate, pause/resume/advance/abort), rollout view.
-import { buildShadowReport, type ShadowReport } from './shadow-report';
+import { randomUUID } from 'node:crypto';
+import { buildShadowReport, type ShadowReport, shadowReportSummary } from './shadow-report';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Release } from '@prisma/client';
@@ -10,9 +11,17 @@ import { InventoryService, type PreviewedVersion } from '../inventory/inventory.
 import { addJob, type JobPayload } from '../queues/jobs';
 import { QUEUES } from '../queues/queue-names';
 import { SigningService } from '../signing/signing.service';
-import { buildManifest, checkBundleText, manifestDigest, serializeManifest } from '@hookwarden/hook-core';
+import {
+  type BundleLayer,
+  bundleSigningText,
+  buildManifest,
+  checkBundleText,
+  manifestDigest,
+  serializeManifest,
+  shadowRequirementsToml,
+} from '@hookwarden/hook-core';
 import { BundleEventsService } from './bundle-events.service';
-import type { CreateReleaseInput, ReleaseView } from './releases.dto';
+import type { CreateReleaseInput, PromoteReleaseInput, ReleaseView } from './releases.dto';
 import {
   type IssuedBundle,
   type NewRelease,
@@ -30,6 +39,7 @@ import {
   ringOf,
   servedByReport,
   type ServedBundle,
+  thresholdOf,
 } from './rollout';
 
 /** The actor of automatic rollout actions (ring advances by timer, gate pauses). */
@@ -67,7 +77,7 @@ export function toReleaseView(r: ReleaseRow): ReleaseView {
     policyId: r.policyVersion.policyId,
     policyVersion: r.policyVersion.number,
     revision: r.revision,
-    strategy: r.strategy === 'staged' ? 'staged' : 'immediate',
+    strategy: r.strategy === 'staged' || r.strategy === 'shadow' ? r.strategy : 'immediate',
     status: r.status,
     rings: r.rings as number[],
     currentRing: r.currentRing,
@@ -83,6 +93,8 @@ export function toReleaseView(r: ReleaseRow): ReleaseView {
     createdBy: r.createdBy,
     createdAt: r.createdAt.toISOString(),
     completedAt: r.completedAt?.toISOString() ?? null,
+    promotedReleaseId: r.promotedReleaseId,
+    promotedFromId: r.promotedFromId,
   };
 }
 
@@ -114,10 +126,12 @@ export class ReleasesService {
   ) {}
 
   // Loads a policy version of the group (once) and returns it as the preview reads it, with a function that builds
-  // and signs the group's bundle of it for a given revision.
+  // and signs the group's bundle of it for a given revision. A shadow bundle (layer 'shadow', naming its release) is
+  // the shadow form of the version (hook-core's relocation into the shadow directory), signed in the shadow context.
   private async bundleBuilder(
     groupId: string,
     policyVersionId: string,
+    shadow: { releaseId: string } | null = null,
   ): Promise<{ build: (revision: number) => IssuedBundle; version: PreviewedVersion }> {
     await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
@@ -132,10 +146,24 @@ export class ReleasesService {
         { path: '$.policyVersionId', message: `its policy belongs to group ${version.policy.groupId}` },
       ]);
     }
+    const layer: BundleLayer = shadow ? 'shadow' : 'managed';
+    let requirementsToml = version.canonicalToml;
+    if (shadow) {
+      try {
+        requirementsToml = shadowRequirementsToml(version.canonicalToml);
+      } catch (err) {
+        throw new ApiError(
+          'conflict',
+          `Policy version ${policyVersionId} cannot be shadowed: ${(err as Error).message}`,
+          [{ path: '$.policyVersionId', message: (err as Error).message }],
+        );
+      }
+    }
     // A version stored before the current content rules may break them: every agent would refuse its bundle.
     const problems = checkBundleText(
-      version.canonicalToml,
+      requirementsToml,
       version.files.map((f) => ({ path: f.path, size: f.content.length, mode: f.mode })),
+      { layer },
     );
     if (problems.length > 0) {
       throw new ApiError(
@@ -154,21 +182,25 @@ export class ReleasesService {
         policyVersionId: version.id,
         revision,
         issuedAt: new Date(),
-        requirementsToml: version.canonicalToml,
+        requirementsToml,
         files: version.files.map((f) => ({ path: f.path, content: f.content, mode: f.mode })),
+        ...(shadow ? { shadow } : {}),
       });
       const text = serializeManifest(manifest);
-      const { keyId, signature } = this.signing.sign(Buffer.from(text, 'utf8'));
+      const { keyId, signature } = this.signing.sign(Buffer.from(bundleSigningText(text, layer), 'utf8'));
       return { manifest: text, signature, keyId, digest: manifestDigest(text) };
     };
     return { build, version: { id: version.id, policy: version.structured, files: version.files.map((f) => f.path) } };
   }
 
-  // Creates a release (immediate or staged), wakes the group's waiting agents and schedules the first ring advance.
+  // Creates a release (immediate, staged or shadow), wakes the group's waiting agents and schedules the first ring
+  // advance. A shadow release needs no preview acknowledgement (it enforces nothing: promote asks for it).
   async create(groupId: string, input: CreateReleaseInput, ctx: AuditContext): Promise<ReleaseView> {
-    const { build, version } = await this.bundleBuilder(groupId, input.policyVersionId);
-    await this.inventory.requireAck(groupId, version, input.previewAck);
+    const id = input.strategy === 'shadow' ? randomUUID() : undefined;
+    const { build, version } = await this.bundleBuilder(groupId, input.policyVersionId, id ? { releaseId: id } : null);
+    if (input.strategy !== 'shadow') await this.inventory.requireAck(groupId, version, input.previewAck);
     const data: NewRelease = {
+      id,
       groupId,
       policyVersionId: input.policyVersionId,
       strategy: input.strategy,
@@ -269,7 +301,8 @@ export class ReleasesService {
   async advanceFromJob(job: AdvanceJob): Promise<'advanced' | 'paused' | 'skipped'> {
     const release = await this.repo.get(job.releaseId);
     if (!release || release.status !== 'rolling' || release.currentRing !== job.ring) return 'skipped';
-    if (await this.gate(release)) return 'paused';
+    // A shadow release has no gate: its hooks decide nothing, so nothing they do can fail the rollout.
+    if (release.strategy !== 'shadow' && (await this.gate(release))) return 'paused';
     return (await this.advanceFrom(release, ROLLOUT_ACTOR, 'release.advance')) ? 'advanced' : 'skipped';
   }
 
@@ -413,6 +446,7 @@ export class ReleasesService {
   // so agents that already applied the aborted one accept it: revisions only increase).
   async abort(id: string, ctx: AuditContext): Promise<{ release: ReleaseView; rollback: ReleaseView | null }> {
     const release = await this.mustGet(id);
+    if (release.strategy === 'shadow') return { release: await this.abortShadow(release, ctx), rollback: null };
     let rollbackBuild: ((revision: number) => IssuedBundle) | null = null;
     if (release.previousReleaseId) {
       const prev = await this.repo.get(release.previousReleaseId);
@@ -451,19 +485,87 @@ export class ReleasesService {
     };
   }
 
-  // Per ring and version: assigned, applied, failed and stale endpoint counts, plus the gate's figures.
+  // Aborts a shadow release: its layer is no longer offered, so every agent removes it on its next answer (held long
+  // polls are woken); audited with the report's summary at this moment.
+  private async abortShadow(release: ReleaseRow, ctx: AuditContext): Promise<ReleaseView> {
+    const summary = shadowReportSummary(await this.shadowReport(release.id));
+    const row = await this.repo.abortShadow(release.id, ctx, summary);
+    if (!row) {
+      throw new ApiError(
+        'conflict',
+        `Release ${release.id} is a ${release.status} shadow release; only a live (rolling, paused or completed) one can be aborted`,
+      );
+    }
+    await this.events.publish(row.groupId);
+    return toReleaseView(row);
+  }
+
+  // Promotes a live shadow release to a staged release of the same version: rings (default the shadow release's),
+  // gates and the preview acknowledgement as for any staged release (428 when the preview requires one); the shadow
+  // layer is no longer offered. Audited with the shadow report's summary at this moment.
+  async promote(
+    id: string,
+    input: PromoteReleaseInput | undefined,
+    ctx: AuditContext,
+  ): Promise<{ shadow: ReleaseView; release: ReleaseView }> {
+    const shadow = await this.mustGet(id);
+    if (shadow.strategy !== 'shadow') {
+      throw new ApiError('conflict', `Release ${id} is ${shadow.strategy}; only a shadow release can be promoted`);
+    }
+    if (!['rolling', 'paused', 'completed'].includes(shadow.status)) {
+      throw new ApiError(
+        'conflict',
+        `Release ${id} is a ${shadow.status} shadow release; only a live (rolling, paused or completed) one can be promoted`,
+      );
+    }
+    const { build, version } = await this.bundleBuilder(shadow.groupId, shadow.policyVersionId);
+    await this.inventory.requireAck(shadow.groupId, version, input?.previewAck);
+    const summary = shadowReportSummary(await this.shadowReport(id));
+    let result: { shadow: ReleaseRow; release: ReleaseRow } | null;
+    try {
+      result = await this.repo.promote(
+        id,
+        {
+          groupId: shadow.groupId,
+          policyVersionId: shadow.policyVersionId,
+          strategy: 'staged',
+          rings: input?.rings ?? (shadow.rings as number[]),
+          ringIntervalSec: input?.ringIntervalSec ?? shadow.ringIntervalSec,
+          maxApplyFailureRate: input?.maxApplyFailureRate ?? 0.05,
+          maxHookFailureRate: input?.maxHookFailureRate ?? null,
+          minHookRuns: input?.minHookRuns ?? DEFAULT_MIN_HOOK_RUNS,
+          minReportingEndpoints: input?.minReportingEndpoints ?? DEFAULT_MIN_REPORTING_ENDPOINTS,
+          createdBy: ctx.actorName,
+        },
+        build,
+        ctx,
+        summary,
+      );
+    } catch (err) {
+      if (err instanceof ReleaseConflict) throw new ApiError('conflict', err.message);
+      throw err;
+    }
+    if (!result) throw new ApiError('conflict', `Release ${id} changed meanwhile; retry`);
+    await this.events.publish(shadow.groupId);
+    if (result.release.status === 'rolling') await this.scheduleAdvance(result.release);
+    return { shadow: toReleaseView(result.shadow), release: toReleaseView(result.release) };
+  }
+
   /** Compares a shadow release's decisions with the enforced ones over the same events. */
   async shadowReport(id: string): Promise<ShadowReport> {
     await this.mustGet(id);
     return buildShadowReport(id, await this.repo.shadowReportRuns(id));
   }
 
+  // Per ring and version: assigned, applied, failed and stale endpoint counts, plus the gate's figures. A shadow
+  // release's rings count its shadow layer: applied where the agent reports it on disk, failed where it refused one.
   async rollout(id: string) {
     const release = await this.mustGet(id);
     const rings = release.rings as number[];
     const previous = release.previousReleaseId ? await this.repo.get(release.previousReleaseId) : null;
     const endpoints = await this.repo.endpointsOfGroup(release.groupId);
     const finished = release.status === 'completed';
+    const shadow = release.strategy === 'shadow';
     const out = rings.map((percent, ring) => ({
       ring,
       percent,
@@ -473,12 +575,17 @@ export class ReleasesService {
     for (const e of endpoints) {
       const ring = ringOf(bucketOf(e.id, release.id), rings);
       const slot = out[ring]!;
-      const target = finished || ring <= release.currentRing ? release : previous;
+      // A shadow release has no previous one: an endpoint outside its reached rings has no shadow layer.
+      const target = finished || ring <= release.currentRing ? release : shadow ? null : previous;
       if (!target) continue;
       let c = slot.counts.get(target.id);
       if (!c) slot.counts.set(target.id, (c = { assigned: 0, applied: 0, failed: 0, stale: 0 }));
       c.assigned++;
-      if (e.appliedRevision === target.revision && e.state !== 'failed') c.applied++;
+      if (shadow) {
+        if (e.shadowReleaseId === release.id) c.applied++;
+        else if (e.shadowError !== null) c.failed++;
+        else c.stale++;
+      } else if (e.appliedRevision === target.revision && e.state !== 'failed') c.applied++;
       else if (e.state === 'failed' && e.targetRevision === target.revision) c.failed++;
       else c.stale++;
     }
@@ -518,16 +625,16 @@ export class ReleasesService {
     };
   }
 
-  // What the group's endpoints receive now (read by the bundle cache).
+  // What the group's endpoints receive now (read by the bundle cache): the enforced bundle and the shadow one.
   async bundleState(groupId: string): Promise<GroupBundleState> {
-    const { current, previous } = await this.repo.bundleRows(groupId);
-    if (!current) return { current: null, previous: null, threshold: 100 };
-    const rings = current.rings as number[];
-    const threshold = current.status === 'completed' ? 100 : (rings[current.currentRing] ?? 100);
+    const { current, previous, shadow } = await this.repo.bundleRows(groupId);
+    const shadowState = shadow ? { bundle: servedBundleOf(shadow), threshold: thresholdOf(shadow) } : null;
+    if (!current) return { current: null, previous: null, threshold: 100, shadow: shadowState };
     return {
       current: servedBundleOf(current),
       previous: previous ? servedBundleOf(previous) : null,
-      threshold,
+      threshold: thresholdOf(current),
+      shadow: shadowState,
     };
   }
 }

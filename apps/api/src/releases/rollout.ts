@@ -17,9 +17,17 @@ export interface GroupBundleState {
   previous: ServedBundle | null;
   /** Percent of buckets on the current release (100 once complete). */
   threshold: number;
+  /** The live shadow release, offered beside it to the endpoints under its own threshold (null: none). */
+  shadow?: { bundle: ServedBundle; threshold: number } | null;
 }
 
 export const DEFAULT_RINGS = [1, 5, 25, 100];
+
+// Percent of buckets a release reaches now: its current ring's, 100 once completed.
+export function thresholdOf(r: { status: string; rings: unknown; currentRing: number }): number {
+  if (r.status === 'completed') return 100;
+  return (r.rings as number[])[r.currentRing] ?? 100;
+}
 
 // The endpoint's fixed bucket in [0, 100) for a release.
 export function bucketOf(endpointId: string, releaseId: string): number {
@@ -41,6 +49,15 @@ export function bundleFor(state: GroupBundleState, endpointId: string): ServedBu
   return bucketOf(endpointId, current.releaseId) < state.threshold ? current : state.previous;
 }
 
+// The shadow bundle an endpoint receives (null: no shadow layer for it — no live shadow release, or its ring is not
+// reached yet).
+export function shadowBundleFor(state: GroupBundleState, endpointId: string): ServedBundle | null {
+  const shadow = state.shadow;
+  if (!shadow) return null;
+  if (shadow.threshold >= 100) return shadow.bundle;
+  return bucketOf(endpointId, shadow.bundle.releaseId) < shadow.threshold ? shadow.bundle : null;
+}
+
 /** The part of a release that decides which endpoints it was offered to. */
 export interface OfferedRelease {
   id: string;
@@ -60,7 +77,7 @@ export function offeredTo(release: OfferedRelease, endpointId: string): boolean 
 
 /** What a status report says about revisions (the parts the served/applied record needs). */
 export interface ReportedRevisions {
-  state: 'applied' | 'failed' | 'drifted';
+  state: 'applied' | 'failed' | 'drifted' | 'pending';
   appliedRevision: number | null;
   appliedDigest: string | null;
   targetRevision: number | null;

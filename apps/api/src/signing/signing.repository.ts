@@ -149,15 +149,22 @@ export class SigningRepository {
       const activeKid =
         configuredKid ?? (await tx.signingKey.findFirst({ where: ACTIVE_WHERE, orderBy: ACTIVE_ORDER }))?.kid;
       if (activeKid === kid) return { refused: 'active' as const };
+      // Served bundles: each group's current enforced release (and the previous one while it rolls out), and its live
+      // shadow release.
       const groups = await tx.$queryRaw<Array<{ id: string; name: string }>>(Prisma.sql`
         WITH current AS (
           SELECT DISTINCT ON (group_id) group_id, status, previous_release_id, key_id
-            FROM releases WHERE status IN (${Prisma.join(LIVE_STATUSES)})
-           ORDER BY group_id, revision DESC)
-        SELECT DISTINCT g.id::text AS id, g.name FROM current c
-          JOIN groups g ON g.id = c.group_id
-          LEFT JOIN releases p ON p.id = c.previous_release_id AND c.status <> 'completed'
-         WHERE c.key_id = ${kid} OR p.key_id = ${kid}
+            FROM releases WHERE status IN (${Prisma.join(LIVE_STATUSES)}) AND strategy <> 'shadow'
+           ORDER BY group_id, revision DESC),
+        served AS (
+          SELECT c.group_id, c.key_id, p.key_id AS previous_key_id FROM current c
+            LEFT JOIN releases p ON p.id = c.previous_release_id AND c.status <> 'completed'
+          UNION ALL
+          SELECT group_id, key_id, NULL FROM releases
+           WHERE strategy = 'shadow' AND status IN (${Prisma.join(LIVE_STATUSES)}))
+        SELECT DISTINCT g.id::text AS id, g.name FROM served s
+          JOIN groups g ON g.id = s.group_id
+         WHERE s.key_id = ${kid} OR s.previous_key_id = ${kid}
          ORDER BY g.name`);
       if (groups.length > 0) return { refused: 'in_use' as const, groups };
       // No served bundle is signed by it any more: its private half is destroyed with the retirement.

@@ -9,6 +9,8 @@ export type VersionSummary = ItemOf<'GET', '/v1/policies/{id}/versions'>;
 export type DiffView = Schemas['DiffViewDto'];
 export type ReleaseView = Schemas['ReleaseViewDto'];
 export type RolloutView = Schemas['RolloutDto'];
+/** GET /v1/releases/:id/shadow-report: a shadow release's decisions against the enforced ones. */
+export type ShadowReportView = Schemas['ShadowReportDto'];
 export type AuditSettings = Schemas['AuditSettingsDto'];
 export type AuditCheckpoint = Schemas['AuditCheckpointDto'];
 export type VerifyResult = ResponseBody<'GET', '/v1/audit-log/verify'>;

@@ -238,6 +238,25 @@ export async function executePlan(
           ).id;
         }
         const r = step.rollout;
+        const gid = await groupId(step.group);
+        if (r.strategy === 'shadow') {
+          // A shadow release enforces nothing: no impact to acknowledge (promote asks for it).
+          const release = await client.json('POST', '/v1/groups/{groupId}/releases', {
+            path: { groupId: gid },
+            body: {
+              policyVersionId: versionId,
+              strategy: 'shadow',
+              rings: r.rings,
+              ringIntervalSec: r.ringIntervalSec,
+            },
+          });
+          o.log(
+            `shadow release ${release.id} of policy "${step.policy}" in group "${step.group}" started: ` +
+              `hookwarden releases shadow-report ${release.id}, then promote or abort it`,
+          );
+          result.releases.push(release);
+          return { releaseId: release.id, revision: release.revision, status: release.status };
+        }
         const body =
           r.strategy === 'immediate'
             ? { policyVersionId: versionId, strategy: 'immediate' as const }
@@ -251,7 +270,6 @@ export async function executePlan(
                 minHookRuns: r.minHookRuns,
                 minReportingEndpoints: r.minReportingEndpoints,
               };
-        const gid = await groupId(step.group);
         // The impact: the one the plan showed, or (a version or group the plan created) computed now.
         const shown = step.preview ?? null;
         const preview = shown ?? summarizePreview(await fetchPreview(client, gid, versionId));

@@ -8,7 +8,7 @@ import type { ApiClient } from '../client/api-client';
 import { CliError } from '../cli/errors';
 import { FILES_DIR, GROUPS_FILE, POLICIES_DIR, POLICY_FILE, REQUIREMENTS_FILE } from './layout';
 import { modeFromStat } from './managed-files';
-import { currentRelease, fetchServerState, versionWithContent } from './server-state';
+import { currentRelease, fetchServerState, liveShadowRelease, versionWithContent } from './server-state';
 
 export interface ExportSummary {
   dir: string;
@@ -103,9 +103,14 @@ export async function exportState(client: ApiClient, dir: string, force: boolean
       const v = await versionWithContent(client, p.id, p.latestVersion);
       const served = currentRelease(state.releases.get(p.groupId));
       const servesLatest = served && served.policyId === p.id && served.policyVersion === v.number;
+      const shadow = liveShadowRelease(state.releases.get(p.groupId));
+      const shadowsLatest = shadow && shadow.policyId === p.id && shadow.policyVersion === v.number;
       let rollout: Record<string, unknown>;
       let comment = '';
-      if (!servesLatest) {
+      if (!servesLatest && shadowsLatest) {
+        rollout = { strategy: 'shadow', rings: shadow.rings, interval: shadow.ringIntervalSec };
+        comment = `# Version ${v.number} runs as shadow release ${shadow.id} in group "${groupName.get(p.groupId)}" (promote or abort it with hookwarden releases).\n`;
+      } else if (!servesLatest) {
         rollout = { strategy: 'none' };
         comment = served
           ? served.policyId === p.id

@@ -54,7 +54,7 @@ const groupsFileSchema = z
 const rate = z.number().min(0).max(1);
 const rolloutSchema = z
   .object({
-    strategy: z.enum(['immediate', 'staged', 'none']).default('immediate'),
+    strategy: z.enum(['immediate', 'staged', 'shadow', 'none']).default('immediate'),
     rings: z.array(z.number().int().min(1).max(100)).min(1).max(20).optional(),
     interval: z
       .union([
@@ -74,17 +74,26 @@ const rolloutSchema = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.strategy !== 'staged') {
+      // A shadow release has rings and an interval, never gates (they are given when it is promoted).
+      const ringed = v.strategy === 'shadow';
       for (const k of [
-        'rings',
-        'interval',
+        ...(ringed ? [] : (['rings', 'interval'] as const)),
         'max_apply_failure_rate',
         'max_hook_failure_rate',
         'min_hook_runs',
         'min_reporting_endpoints',
       ] as const) {
-        if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `only for strategy = "staged"` });
+        if (v[k] !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message:
+              k === 'rings' || k === 'interval'
+                ? `only for strategy = "staged" or "shadow"`
+                : `only for strategy = "staged"`,
+          });
       }
-      return;
+      if (!ringed) return;
     }
     const rings = v.rings;
     if (rings) {
@@ -116,10 +125,11 @@ const policyFileSchema = z
   })
   .strict();
 
-/** How a policy's new versions reach its group. */
+/** How a policy's new versions reach its group (shadow: beside what the group enforces, until promoted or aborted). */
 export type Rollout =
   | { strategy: 'none' }
   | { strategy: 'immediate' }
+  | { strategy: 'shadow'; rings: number[]; ringIntervalSec: number }
   | {
       strategy: 'staged';
       rings: number[];
@@ -321,8 +331,10 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
       continue;
     }
     const m = parsed.data;
-    let rollout: Rollout = { strategy: m.rollout.strategy === 'staged' ? 'immediate' : m.rollout.strategy };
-    if (m.rollout.strategy === 'staged') {
+    let rollout: Rollout = {
+      strategy: m.rollout.strategy === 'staged' || m.rollout.strategy === 'shadow' ? 'immediate' : m.rollout.strategy,
+    };
+    if (m.rollout.strategy === 'staged' || m.rollout.strategy === 'shadow') {
       let interval = DEFAULT_RING_INTERVAL_SEC;
       try {
         if (typeof m.rollout.interval === 'number') interval = m.rollout.interval;
@@ -338,15 +350,18 @@ export async function readLayout(rootDir: string): Promise<DesiredState> {
           message: (err as Error).message,
         });
       }
-      rollout = {
-        strategy: 'staged',
-        rings: m.rollout.rings ?? DEFAULT_RINGS,
-        ringIntervalSec: interval,
-        maxApplyFailureRate: m.rollout.max_apply_failure_rate,
-        maxHookFailureRate: m.rollout.max_hook_failure_rate,
-        minHookRuns: m.rollout.min_hook_runs,
-        minReportingEndpoints: m.rollout.min_reporting_endpoints,
-      };
+      rollout =
+        m.rollout.strategy === 'shadow'
+          ? { strategy: 'shadow', rings: m.rollout.rings ?? DEFAULT_RINGS, ringIntervalSec: interval }
+          : {
+              strategy: 'staged',
+              rings: m.rollout.rings ?? DEFAULT_RINGS,
+              ringIntervalSec: interval,
+              maxApplyFailureRate: m.rollout.max_apply_failure_rate,
+              maxHookFailureRate: m.rollout.max_hook_failure_rate,
+              minHookRuns: m.rollout.min_hook_runs,
+              minReportingEndpoints: m.rollout.min_reporting_endpoints,
+            };
     }
     // A file_modes key is a path under files/: one that is unsafe (`..`, absolute) is this file's problem.
     const unsafeModes = Object.keys(m.file_modes).flatMap((p) => {

@@ -7,7 +7,7 @@ import { CliError, type Problem } from '../cli/errors';
 import { sha256Hex } from './content';
 import { diffContent, type DiffFile, type FileChange } from './diff';
 import type { DesiredState, Rollout } from './layout';
-import { currentRelease, type ServerState, versionWithContent } from './server-state';
+import { currentRelease, liveShadowRelease, type ServerState, versionWithContent } from './server-state';
 
 export const PLAN_FORMAT = 'hookwarden-plan/1';
 
@@ -262,6 +262,27 @@ export async function computePlan(
         );
       continue;
     }
+    if (p.rollout.strategy === 'shadow') {
+      // The version runs beside what the group enforces until an admin promotes or aborts it (not declarative).
+      const shadow = group ? liveShadowRelease(state.releases.get(group.id)) : undefined;
+      if (shadow && !newVersion && server && shadow.policyId === server.id && shadow.policyVersion === latest?.number) {
+        notes.push(
+          `shadow release ${shadow.id} of policy "${p.name}" version ${shadow.policyVersion} is live in group ` +
+            `"${p.group}": hookwarden releases shadow-report ${shadow.id}, then promote or abort it`,
+        );
+        continue;
+      }
+      if (shadow) {
+        problems.push({
+          file: `${p.folder}/policy.toml`,
+          path: 'rollout',
+          message:
+            `group "${p.group}" runs shadow release ${shadow.id} (policy ${policyById.get(shadow.policyId)?.name ?? shadow.policyId} ` +
+            `version ${shadow.policyVersion}): promote or abort it (hookwarden releases promote|abort) before a new shadow release`,
+        });
+        continue;
+      }
+    }
     if (served && (served.status === 'rolling' || served.status === 'paused') && p.rollout.strategy === 'staged') {
       problems.push({
         file: `${p.folder}/policy.toml`,
@@ -282,7 +303,9 @@ export async function computePlan(
       );
     let preview: PreviewSummary | null = null;
     let previewNote: string | null = null;
-    if (!group) previewNote = 'the group is created by this plan: no endpoints yet, nothing to preview';
+    if (p.rollout.strategy === 'shadow')
+      previewNote = 'a shadow release enforces nothing: its impact is acknowledged when it is promoted';
+    else if (!group) previewNote = 'the group is created by this plan: no endpoints yet, nothing to preview';
     else if (server && server.groupId !== group.id)
       previewNote = `the policy moves to group "${p.group}" in this plan: its impact is computed by apply`;
     else if (newVersion || !latest)

@@ -10,6 +10,11 @@ const pct = (r: number) => `${Math.round(r * 10_000) / 100}%`;
 // One line describing a rollout.
 export function describeRollout(r: Exclude<Rollout, { strategy: 'none' }>): string {
   if (r.strategy === 'immediate') return 'immediate (every endpoint at once)';
+  if (r.strategy === 'shadow')
+    return (
+      `shadow: beside the enforced policy, deciding nothing, rings ${r.rings.map((x) => `${x}%`).join(' → ')}, ` +
+      `${formatInterval(r.ringIntervalSec)} between rings (then hookwarden releases shadow-report, promote or abort)`
+    );
   const parts = [
     `staged: rings ${r.rings.map((x) => `${x}%`).join(' → ')}, ${formatInterval(r.ringIntervalSec)} between rings`,
   ];

@@ -28,9 +28,14 @@ export function versionWithContent(client: ApiClient, policyId: string, n: numbe
 
 export const LIVE_STATUSES = ['rolling', 'paused', 'completed'];
 
-// The release a group's endpoints are being served (the newest live one), if any.
+// The release a group's endpoints enforce (the newest live one that is not a shadow release), if any.
 export function currentRelease(releases: ReleaseView[] | undefined): ReleaseView | undefined {
-  return releases?.find((r) => LIVE_STATUSES.includes(r.status));
+  return releases?.find((r) => r.strategy !== 'shadow' && LIVE_STATUSES.includes(r.status));
+}
+
+// The group's live shadow release (at most one), if any.
+export function liveShadowRelease(releases: ReleaseView[] | undefined): ReleaseView | undefined {
+  return releases?.find((r) => r.strategy === 'shadow' && LIVE_STATUSES.includes(r.status));
 }
 
 // Runs `fn` over items with at most `n` in flight.

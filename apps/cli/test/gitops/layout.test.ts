@@ -41,23 +41,25 @@ async function problems(root: string): Promise<string[]> {
 describe('readLayout', () => {
   it('reads groups, policies, rollout and file modes', async () => {
     const root = await layout('ok', {
-      'groups.toml': '[groups.a]\ndescription = "A"\n[groups.a.capture]\nmode = "none"\n',
+      'groups.toml': '[groups.a]\ndescription = "A"\n[groups.a.capture]\nmode = "none"\n[groups.c]\n',
       'policies/p1/policy.toml':
         'group = "a"\n[rollout]\nstrategy = "staged"\ninterval = "90s"\n[file_modes]\n"k.conf" = "0600"\n',
       'policies/p1/requirements.toml': TOML,
       'policies/p1/files/s.sh': '#!/bin/sh\n',
       'policies/p1/files/k.conf': 'x\n',
+      'policies/p2/policy.toml': 'group = "c"\n[rollout]\nstrategy = "shadow"\nrings = [10, 100]\ninterval = "1d"\n',
+      'policies/p2/requirements.toml': TOML,
     });
     const d = await readLayout(root);
-    expect(d.groups).toEqual([
-      {
-        name: 'a',
-        description: 'A',
-        capture: { capture: 'none', maxExcerptBytes: 2048, redactPatterns: [], useDefaultRedact: true },
-      },
-    ]);
+    expect(d.groups.map((g) => g.name)).toEqual(['a', 'c']);
+    expect(d.groups[0]).toEqual({
+      name: 'a',
+      description: 'A',
+      capture: { capture: 'none', maxExcerptBytes: 2048, redactPatterns: [], useDefaultRedact: true },
+    });
     expect(d.policies[0]).toMatchObject({ name: 'p1', group: 'a', folder: 'policies/p1' });
     expect(d.policies[0]!.rollout).toMatchObject({ strategy: 'staged', rings: [1, 5, 25, 100], ringIntervalSec: 90 });
+    expect(d.policies[1]!.rollout).toEqual({ strategy: 'shadow', rings: [10, 100], ringIntervalSec: 86_400 });
     expect(d.policies[0]!.content.files.map((f) => [f.path, f.mode])).toEqual([
       ['k.conf', 0o600],
       ['s.sh', 0o755],
@@ -74,6 +76,9 @@ describe('readLayout', () => {
       'policies/p3/requirements.toml': TOML,
       'policies/p4/policy.toml': 'group = "b"\n',
       'policies/p4/requirements.toml': 'hooks = [\n',
+      'policies/p5/policy.toml':
+        'name = "p5"\ngroup = "b"\n[rollout]\nstrategy = "shadow"\nmax_apply_failure_rate = 0.1\n',
+      'policies/p5/requirements.toml': TOML,
     });
     const list = await problems(root);
     expect(list).toEqual(
@@ -81,7 +86,8 @@ describe('readLayout', () => {
         expect.stringMatching(/^groups\.toml:1:1 groups\.bad\/name: group name: letters, digits/),
         expect.stringMatching(/^groups\.toml:3:1 groups\.b: .*colour/),
         'policies/p1/policy.toml:4:1 rollout.rings[1]: rings must be strictly increasing [invalid_manifest]',
-        'policies/p2/policy.toml:5:1 rollout.rings: only for strategy = "staged" [invalid_manifest]',
+        'policies/p2/policy.toml:5:1 rollout.rings: only for strategy = "staged" or "shadow" [invalid_manifest]',
+        'policies/p5/policy.toml:5:1 rollout.max_apply_failure_rate: only for strategy = "staged" [invalid_manifest]',
         'policies/p3/policy.toml: missing: every policy folder needs a policy.toml',
         expect.stringMatching(/^policies\/p4\/requirements\.toml:2:1: /),
       ]),

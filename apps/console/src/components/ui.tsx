@@ -64,6 +64,7 @@ const TONES: Record<string, string> = {
   rejected: 'muted',
   skipped: 'muted',
   superseded: 'muted',
+  promoted: 'ok',
   retired: 'muted',
   revoked: 'muted',
   'never checked in': 'muted',

@@ -121,6 +121,15 @@ export default function Endpoint({ params }: { params: Record<string, string> })
             </dd>
             <dt>Target revision</dt>
             <dd>{e.targetRevision ?? '—'}</dd>
+            <dt>Shadow layer</dt>
+            <dd data-testid="endpoint-shadow">
+              {e.shadow.releaseId ? (
+                <Link to={`/releases/${e.shadow.releaseId}`}>shadow release, revision {e.shadow.revision}</Link>
+              ) : (
+                'none'
+              )}
+              {e.shadow.error ? <div className="text-bad">last refused: {e.shadow.error}</div> : null}
+            </dd>
             {e.revokedAt ? (
               <>
                 <dt>Revoked</dt>

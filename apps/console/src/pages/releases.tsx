@@ -1,4 +1,5 @@
-// Releases of a group: history, and (admins) a new release of a policy version, immediate or staged in rings.
+// Releases of a group: history, and (admins) a new release of a policy version: immediate, staged in rings, or a shadow
+// release (beside the enforced policy, in rings, its hooks only observed until promoted or aborted).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, ApiError, type Schemas } from '../api/client';
@@ -11,6 +12,13 @@ import { queryKeys } from '../query-keys';
 import { groupsQuery } from '../queries';
 
 type CreateRelease = Schemas['CreateReleaseDto'];
+
+/** The strategies offered, with their label. */
+const STRATEGIES: ReadonlyArray<[CreateRelease['strategy'], string]> = [
+  ['staged', 'Staged in rings'],
+  ['immediate', 'Immediate (every endpoint at once)'],
+  ['shadow', 'Shadow: beside what the group enforces, only observed (promote or abort later)'],
+];
 
 // Parses "1, 5, 25, 100" into ring percentages (validation is the API's).
 function parseRings(text: string): number[] {
@@ -35,7 +43,8 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
     enabled: chosenPolicy !== '',
   });
   const [versionId, setVersionId] = useState('');
-  const [strategy, setStrategy] = useState<'immediate' | 'staged'>('staged');
+  const [strategy, setStrategy] = useState<CreateRelease['strategy']>('staged');
+  const shadow = strategy === 'shadow';
   const [rings, setRings] = useState('1, 5, 25, 100');
   const [interval, setInterval] = useState('3600');
   const [maxApply, setMaxApply] = useState('0.05');
@@ -55,14 +64,17 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
   // The digest the admin acknowledged: a preview that changes (new digest) needs a new acknowledgement.
   const [ackedDigest, setAckedDigest] = useState<string | null>(null);
   const [previewChanged, setPreviewChanged] = useState(false);
-  const needsAck = preview.data?.requiresAck === true;
+  // A shadow release enforces nothing: its impact is acknowledged when it is promoted.
+  const needsAck = !shadow && preview.data?.requiresAck === true;
   const acked = needsAck && ackedDigest === preview.data?.digest;
   const start = useAction(async () => {
     const body: CreateRelease = { policyVersionId: chosenVersion, strategy };
     if (acked && preview.data) body.previewAck = preview.data.digest;
-    if (strategy === 'staged') {
+    if (strategy !== 'immediate') {
       body.rings = parseRings(rings);
       if (interval.trim()) body.ringIntervalSec = Number(interval);
+    }
+    if (strategy === 'staged') {
       if (maxApply.trim()) body.maxApplyFailureRate = Number(maxApply);
       if (maxHook.trim()) body.maxHookFailureRate = Number(maxHook);
       if (minRuns.trim()) body.minHookRuns = Number(minRuns);
@@ -131,19 +143,23 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
       </select>
       <span className="label">Strategy</span>
       <div className="radio-row" role="radiogroup" aria-label="Strategy">
-        {(['staged', 'immediate'] as const).map((s) => (
+        {STRATEGIES.map(([s, label]) => (
           <label key={s}>
             <input type="radio" name="strategy" value={s} checked={strategy === s} onChange={() => setStrategy(s)} />{' '}
-            {s === 'staged' ? 'Staged in rings' : 'Immediate (every endpoint at once)'}
+            {label}
           </label>
         ))}
       </div>
-      {strategy === 'staged' ? (
+      {strategy !== 'immediate' ? (
         <>
           <label htmlFor="rel-rings">Rings (cumulative %)</label>
           <input id="rel-rings" value={rings} onChange={(e) => setRings(e.target.value)} />
           <label htmlFor="rel-interval">Interval between rings (s)</label>
           <input id="rel-interval" inputMode="numeric" value={interval} onChange={(e) => setInterval(e.target.value)} />
+        </>
+      ) : null}
+      {strategy === 'staged' ? (
+        <>
           <label htmlFor="rel-apply">Pause above apply-failure rate</label>
           <input id="rel-apply" inputMode="decimal" value={maxApply} onChange={(e) => setMaxApply(e.target.value)} />
           <label htmlFor="rel-hook">Pause above hook-failure rate</label>
@@ -161,7 +177,13 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
       <div className="form-span">
         {preview.isLoading ? <Loading what="impact preview" /> : null}
         <ErrorBox error={preview.error} title="The impact preview failed" />
-        {preview.data ? (
+        {shadow ? (
+          <p className="hint" data-testid="shadow-note">
+            A shadow release enforces nothing: its hooks run beside the group&apos;s enforced policy and what they would
+            have done is recorded (its release page shows the report). The impact preview is acknowledged when you
+            promote it.
+          </p>
+        ) : preview.data ? (
           <PreviewPanel
             preview={preview.data}
             acked={acked}
@@ -179,7 +201,7 @@ function StartRelease({ groupId, onStarted }: { groupId: string; onStarted: (id:
           data-write
           disabled={busy || !chosenVersion || preview.isLoading || preview.isFetching || (needsAck && !acked)}
         >
-          {busy ? 'Starting…' : 'Start release'}
+          {busy ? 'Starting…' : shadow ? 'Start shadow release' : 'Start release'}
         </button>
       </div>
     </form>
@@ -236,7 +258,7 @@ export default function Releases() {
                     <td>v{r.policyVersion}</td>
                     <td>
                       {r.strategy}
-                      {r.strategy === 'staged' ? ` (${r.rings.join('/')}%)` : ''}
+                      {r.strategy !== 'immediate' ? ` (${r.rings.join('/')}%)` : ''}
                     </td>
                     <td>
                       <Badge value={r.status} />

@@ -1,11 +1,13 @@
-// One release's live rollout (polled every second): rings, gate state, pause / resume / advance / abort.
+// One release's live rollout (polled every second): rings, gate state, pause / resume / advance / abort. A shadow
+// release: its rings (endpoints that hold its shadow layer), its shadow report, promote and abort.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client';
 import { Badge, Card, ConfirmButton, ErrorBox, Loading, PageHeader, Percent, Short, When } from '../components/ui';
-import { Link } from '../router';
+import { Link, navigate } from '../router';
 import { useCanWrite } from '../session';
 import { RingBars } from './rollout-parts';
+import { LIVE_SHADOW, PromoteShadow, ShadowReport } from './shadow-report';
 import { queryKeys } from '../query-keys';
 
 export default function Rollout({ params }: { params: Record<string, string> }) {
@@ -40,12 +42,13 @@ export default function Rollout({ params }: { params: Record<string, string> }) 
   if (q.isPending) return <Loading what="rollout" />;
   if (q.error) return <ErrorBox error={q.error} />;
   const { release, gate } = q.data;
+  const shadow = release.strategy === 'shadow';
   const live = release.status === 'rolling' || release.status === 'paused';
   const lastRing = release.currentRing >= release.rings.length - 1;
   return (
     <>
       <PageHeader
-        title={`Release · revision ${release.revision}`}
+        title={`${shadow ? 'Shadow release' : 'Release'} · revision ${release.revision}`}
         subtitle={
           <>
             Policy version{' '}
@@ -60,6 +63,24 @@ export default function Rollout({ params }: { params: Record<string, string> }) 
           </span>
         }
       />
+      {shadow ? (
+        <p className="notice" role="note">
+          Observe mode: its hooks run beside the group&apos;s enforced policy on the endpoints of the open rings, and
+          what they would have done is only recorded.
+          {release.promotedReleaseId ? (
+            <>
+              {' '}
+              Promoted to <Link to={`/releases/${release.promotedReleaseId}`}>a staged release</Link>.
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      {release.promotedFromId ? (
+        <p className="notice" role="note">
+          Promoted from <Link to={`/releases/${release.promotedFromId}`}>a shadow release</Link> (its report stays
+          there).
+        </p>
+      ) : null}
       {release.pausedReason ? (
         <p className="notice" role="status">
           Paused: {release.pausedReason}
@@ -70,61 +91,64 @@ export default function Rollout({ params }: { params: Record<string, string> }) 
           <RingBars rollout={q.data} />
           <p className="hint">
             Ring {release.currentRing + 1} of {release.rings.length} is open
-            {release.strategy === 'staged' && live
+            {release.strategy !== 'immediate' && live
               ? ` · the next ring opens ${release.ringIntervalSec} s after the previous one unless the gate holds it`
               : ''}
             .
           </p>
         </Card>
-        <Card title="Gate">
-          <dl className="facts">
-            <dt>Apply failure rate</dt>
-            <dd>
-              <Percent value={gate.applyFailureRate} /> (pauses above <Percent value={release.maxApplyFailureRate} />)
-            </dd>
-            <dt>Hook failure rate</dt>
-            <dd>
-              <Percent value={gate.hookFailureRate} />{' '}
-              {release.maxHookFailureRate === null ? (
-                '(no hook gate)'
-              ) : (
+        {shadow ? <ShadowReport release={release} /> : null}
+        {shadow ? null : (
+          <Card title="Gate">
+            <dl className="facts">
+              <dt>Apply failure rate</dt>
+              <dd>
+                <Percent value={gate.applyFailureRate} /> (pauses above <Percent value={release.maxApplyFailureRate} />)
+              </dd>
+              <dt>Hook failure rate</dt>
+              <dd>
+                <Percent value={gate.hookFailureRate} />{' '}
+                {release.maxHookFailureRate === null ? (
+                  '(no hook gate)'
+                ) : (
+                  <>
+                    (mean of each reporting endpoint&apos;s own rate; pauses above{' '}
+                    <Percent value={release.maxHookFailureRate} /> once {release.minReportingEndpoints} endpoints with{' '}
+                    {release.minHookRuns}+ runs report)
+                  </>
+                )}
+              </dd>
+              <dt>Endpoints on this revision</dt>
+              <dd>{gate.endpointsOnRevision}</dd>
+              <dt>Reporting endpoints</dt>
+              <dd>
+                {gate.reportingEndpoints} of {gate.appliedEndpoints} that applied it
+              </dd>
+              <dt>Hook runs on this revision</dt>
+              <dd>
+                {gate.hookRunsOnRevision}
+                {gate.hookRunsNotCounted > 0 ? ` (${gate.hookRunsNotCounted} more not counted: never served)` : ''}
+              </dd>
+              {gate.hookEndpoints.some((e) => e.reporting) ? (
                 <>
-                  (mean of each reporting endpoint&apos;s own rate; pauses above{' '}
-                  <Percent value={release.maxHookFailureRate} /> once {release.minReportingEndpoints} endpoints with{' '}
-                  {release.minHookRuns}+ runs report)
+                  <dt>Worst endpoints</dt>
+                  <dd>
+                    {gate.hookEndpoints
+                      .filter((e) => e.reporting)
+                      .slice(0, 3)
+                      .map((e) => (
+                        <div key={e.endpointId}>
+                          <Link to={`/endpoints/${e.endpointId}`}>{e.hostname}</Link> <Percent value={e.failureRate} />{' '}
+                          ({e.failed}/{e.ran})
+                        </div>
+                      ))}
+                  </dd>
                 </>
-              )}
-            </dd>
-            <dt>Endpoints on this revision</dt>
-            <dd>{gate.endpointsOnRevision}</dd>
-            <dt>Reporting endpoints</dt>
-            <dd>
-              {gate.reportingEndpoints} of {gate.appliedEndpoints} that applied it
-            </dd>
-            <dt>Hook runs on this revision</dt>
-            <dd>
-              {gate.hookRunsOnRevision}
-              {gate.hookRunsNotCounted > 0 ? ` (${gate.hookRunsNotCounted} more not counted: never served)` : ''}
-            </dd>
-            {gate.hookEndpoints.some((e) => e.reporting) ? (
-              <>
-                <dt>Worst endpoints</dt>
-                <dd>
-                  {gate.hookEndpoints
-                    .filter((e) => e.reporting)
-                    .slice(0, 3)
-                    .map((e) => (
-                      <div key={e.endpointId}>
-                        <Link to={`/endpoints/${e.endpointId}`}>{e.hostname}</Link> <Percent value={e.failureRate} /> (
-                        {e.failed}/{e.ran})
-                      </div>
-                    ))}
-                </dd>
-              </>
-            ) : null}
-          </dl>
-        </Card>
-        <Card title="Release">
+              ) : null}
+            </dl>
+          </Card>
+        )}
+        <Card title="Release" className={shadow ? 'span-2' : undefined}>
           <dl className="facts">
             <dt>Rings</dt>
             <dd>{release.rings.map((r) => `${r}%`).join(' → ')}</dd>
@@ -164,7 +188,7 @@ export default function Rollout({ params }: { params: Record<string, string> }) 
                   onConfirm={() => act('resume')}
                 />
               )}
-              {release.strategy === 'staged' && !lastRing ? (
+              {release.strategy !== 'immediate' && !lastRing ? (
                 <ConfirmButton
                   label="Advance to next ring"
                   title="Open the next ring now?"
@@ -175,13 +199,32 @@ export default function Rollout({ params }: { params: Record<string, string> }) 
               <ConfirmButton
                 label="Abort"
                 danger
-                title="Abort this rollout?"
-                body="Every endpoint goes back to the previous release's content under a new revision. This cannot be undone."
-                confirmLabel="Abort rollout"
+                title={shadow ? 'Abort this shadow release?' : 'Abort this rollout?'}
+                body={
+                  shadow
+                    ? 'Its shadow layer is removed from every endpoint and its hooks stop recording. The enforced policy does not change. This cannot be undone.'
+                    : "Every endpoint goes back to the previous release's content under a new revision. This cannot be undone."
+                }
+                confirmLabel={shadow ? 'Abort shadow release' : 'Abort rollout'}
                 onConfirm={() => act('abort')}
               />
             </div>
           </Card>
+        ) : null}
+        {shadow && canWrite && release.status === 'completed' ? (
+          <Card title="Control" className="span-2">
+            <ConfirmButton
+              label="Abort"
+              danger
+              title="Abort this shadow release?"
+              body="Its shadow layer is removed from every endpoint and its hooks stop recording. The enforced policy does not change. This cannot be undone."
+              confirmLabel="Abort shadow release"
+              onConfirm={() => act('abort')}
+            />
+          </Card>
+        ) : null}
+        {shadow && canWrite && LIVE_SHADOW.includes(release.status) ? (
+          <PromoteShadow release={release} onDone={(id) => navigate(`/releases/${id}`)} />
         ) : null}
       </div>
     </>

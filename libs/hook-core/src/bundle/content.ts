@@ -2,6 +2,7 @@
 // One implementation: the API refuses at authoring what an agent would refuse at verification, and vice versa.
 import { parse as parseToml } from 'smol-toml';
 import type { DocPath } from '../config/diagnostics';
+import { SHADOW_DIR_NAME, SHADOW_MANAGED_NAME, SHADOW_RELEASE_FILE } from '../config/shadow-dir';
 
 /** Most managed files in one version. */
 export const MAX_BUNDLE_FILES = 200;
@@ -23,6 +24,13 @@ export const MAX_MANAGED_DIR_BYTES = 256;
 /** The platforms a bundle is applied on: `posix` reads `managed_dir`, `win32` reads `windows_managed_dir`. */
 export type ManagedPlatform = 'posix' | 'win32';
 
+/**
+ * The layer a bundle is for: `managed` (the enforced layer, requirements.toml in the system config directory) or
+ * `shadow` (observe mode, everything inside `<system config directory>/shadow/`). A managed bundle may never put
+ * managed_dir into the shadow directory, and a shadow bundle may put it nowhere else.
+ */
+export type BundleLayer = 'managed' | 'shadow';
+
 /** Where the agent and the engine keep their own files: managed_dir may not be, contain or enter these. */
 export interface ManagedLocations {
   /** The system config directory (holds requirements.toml and the agent's layer). */
@@ -40,8 +48,16 @@ export const MANAGED_LOCATIONS: Readonly<Record<ManagedPlatform, ManagedLocation
   win32: { systemDirs: ['C:\\ProgramData\\ZeroTwo'], stateDirs: ['C:\\ProgramData\\Hookwarden\\agent'] },
 };
 
-/** Names inside the system config directory that belong to the engine or the agent. */
-const SYSTEM_DIR_RESERVED = ['requirements.toml', 'config.toml', 'hooks.json', 'hooks', 'plugins'];
+/** Names inside the system config directory that belong to the engine or the agent (the shadow layer's included). */
+const SYSTEM_DIR_RESERVED = ['requirements.toml', 'config.toml', 'hooks.json', 'hooks', 'plugins', SHADOW_DIR_NAME];
+/** Names inside the shadow directory that belong to the agent (besides its `.`-names: the layer and staging). */
+const SHADOW_DIR_RESERVED = ['requirements.toml', SHADOW_RELEASE_FILE];
+
+/** Where a shadow version's managed_dir (and windows_managed_dir) point: inside the platforms' shadow directory. */
+export const SHADOW_MANAGED_DIRS: Readonly<Record<ManagedPlatform, string>> = {
+  posix: `/etc/zerotwo/${SHADOW_DIR_NAME}/${SHADOW_MANAGED_NAME}`,
+  win32: `C:\\ProgramData\\ZeroTwo\\${SHADOW_DIR_NAME}\\${SHADOW_MANAGED_NAME}`,
+};
 
 /** Directories managed_dir may not be, nor contain (replacing them with a link would break the machine). */
 const POSIX_SYSTEM_TREES = [
@@ -120,6 +136,8 @@ export interface BundleContentInput {
 export interface BundleContentOptions {
   /** Locations per platform (default MANAGED_LOCATIONS); the agent adds its real state directory. */
   locations?: Partial<Record<ManagedPlatform, ManagedLocations>>;
+  /** The layer the content is for (default `managed`). */
+  layer?: BundleLayer;
 }
 
 const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
@@ -225,6 +243,7 @@ export function managedDirProblem(
   dir: unknown,
   platform: ManagedPlatform,
   locations: ManagedLocations = MANAGED_LOCATIONS[platform],
+  layer: BundleLayer = 'managed',
 ): { code: string; message: string } | null {
   const key = platform === 'win32' ? 'windows_managed_dir' : 'managed_dir';
   const bad = (message: string, code = 'invalid_managed_dir'): { code: string; message: string } => ({
@@ -265,7 +284,7 @@ export function managedDirProblem(
       if (isPrefix(segs, tree(t)))
         return bad(`${shown} is (or contains) the system directory ${t}`, 'managed_dir_overlap');
     }
-    return overlapProblem(segs, shown, locations, (p) => posixSegments(p) ?? [], bad);
+    return overlapProblem(segs, shown, locations, (p) => posixSegments(p) ?? [], bad, layer);
   }
   if (dir.startsWith('~') || dir.startsWith('%'))
     return bad(`${shown} must be an absolute path without variables; the managed layer is system-wide`);
@@ -285,7 +304,32 @@ export function managedDirProblem(
   }
   if (isPrefix(windowsSegments('c:\\windows')!, segs))
     return bad(`${shown} is inside C:\\Windows`, 'managed_dir_overlap');
-  return overlapProblem(segs, shown, locations, (p) => windowsSegments(p) ?? [], bad);
+  return overlapProblem(segs, shown, locations, (p) => windowsSegments(p) ?? [], bad, layer);
+}
+
+// A shadow bundle's managed_dir: inside `<system config directory>/shadow/`, not one of the agent's own names there.
+function shadowPlacementProblem(
+  segs: string[],
+  shown: string,
+  locations: ManagedLocations,
+  split: (p: string) => string[],
+  bad: (message: string, code?: string) => { code: string; message: string },
+): { code: string; message: string } | null {
+  for (const sys of locations.systemDirs) {
+    const s = split(sys);
+    if (s.length === 0 || !isPrefix([...s, SHADOW_DIR_NAME], segs)) continue;
+    const first = segs[s.length + 1];
+    if (first === undefined)
+      return bad(`${shown} is the shadow directory itself; a shadow version's files go below it`, 'shadow_managed_dir');
+    if (first.startsWith('.') || SHADOW_DIR_RESERVED.includes(first.toLowerCase()))
+      return bad(`${shown} would replace ${first}, which belongs to the agent's shadow layer`, 'shadow_managed_dir');
+    return null;
+  }
+  return bad(
+    `${shown} is outside the shadow directory (${locations.systemDirs.map((d) => `${d}${d.includes('\\') ? '\\' : '/'}${SHADOW_DIR_NAME}`).join(', ')}): ` +
+      'a shadow release never changes the enforced layer',
+    'shadow_managed_dir',
+  );
 }
 
 // managed_dir against the system config and agent state directories.
@@ -295,7 +339,9 @@ function overlapProblem(
   locations: ManagedLocations,
   split: (p: string) => string[],
   bad: (message: string, code?: string) => { code: string; message: string },
+  layer: BundleLayer,
 ): { code: string; message: string } | null {
+  if (layer === 'shadow') return shadowPlacementProblem(segs, shown, locations, split, bad);
   for (const sys of locations.systemDirs) {
     const s = split(sys);
     if (s.length === 0) continue;
@@ -332,7 +378,12 @@ export function checkBundleContent(input: BundleContentInput, options: BundleCon
   ];
   for (const [platform, dir, key] of dirs) {
     if (dir === undefined) continue;
-    const p = managedDirProblem(dir, platform, options.locations?.[platform] ?? MANAGED_LOCATIONS[platform]);
+    const p = managedDirProblem(
+      dir,
+      platform,
+      options.locations?.[platform] ?? MANAGED_LOCATIONS[platform],
+      options.layer ?? 'managed',
+    );
     if (p) problems.push({ ...p, where: ['hooks', key] });
   }
   if (input.requirementsBytes !== undefined && input.requirementsBytes > MAX_REQUIREMENTS_BYTES) {

@@ -53,6 +53,16 @@ export {
   type ContentProblem,
   type ManagedLocations,
   type ManagedPlatform,
+  type BundleLayer,
+  SHADOW_MANAGED_DIRS,
 } from './content';
+export { bundleSigningText, SHADOW_SIGNING_CONTEXT, shadowPolicyDocument, shadowRequirementsToml } from './shadow';
 export { fileSha256, versionDigest, type DigestFile } from './version-digest';
-export { BundleRejected, managedDirOf, verifyBundle, type VerifiedBundle, type VerifiedFile } from './verify';
+export {
+  BundleRejected,
+  managedDirOf,
+  verifyBundle,
+  verifyShadowBundle,
+  type VerifiedBundle,
+  type VerifiedFile,
+} from './verify';

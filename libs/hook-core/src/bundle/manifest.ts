@@ -30,6 +30,14 @@ export const bundleManifestSchema = z.object({
   issuedAt: z.string(),
   requirements: z.object({ content: z.string(), sha256: hex64, size: z.number().int().min(0) }),
   files: z.array(manifestFileSchema),
+  /**
+   * Set on a shadow bundle only (issue 27): the shadow release it delivers. Its signature also covers the shadow
+   * signing context (bundle/shadow.ts), so a shadow bundle never verifies as a managed one, nor the reverse.
+   */
+  shadow: z
+    .object({ releaseId: z.string().min(1).max(200) })
+    .strict()
+    .optional(),
 });
 export type BundleManifest = z.infer<typeof bundleManifestSchema>;
 
@@ -54,6 +62,8 @@ export interface BuildManifestInput {
   issuedAt: Date;
   requirementsToml: string;
   files: ReadonlyArray<{ path: string; content: Uint8Array; mode: number }>;
+  /** A shadow bundle's release (its requirements are the shadow form of the version's: shadowRequirementsToml). */
+  shadow?: { releaseId: string };
 }
 
 // Lowercase hex SHA-256 of bytes or UTF-8 text.
@@ -82,6 +92,7 @@ export function buildManifest(input: BuildManifestInput): BundleManifest {
         mode: f.mode & 0o777,
         content: Buffer.from(f.content).toString('base64'),
       })),
+    ...(input.shadow ? { shadow: { releaseId: input.shadow.releaseId } } : {}),
   };
 }
 

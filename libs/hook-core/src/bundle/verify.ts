@@ -8,7 +8,8 @@ import { CONTRACT_VERSION } from '../policy/contract';
 import { HOOK_CORE_VERSION } from '../version';
 import { verifySignedText } from './assignment';
 import { fileSha256 as sha256 } from './version-digest';
-import { checkBundleContent, type ContentProblem } from './content';
+import { type BundleLayer, checkBundleContent, type ContentProblem } from './content';
+import { bundleSigningText } from './shadow';
 import type { TrustedKey } from './key-list';
 import {
   type BundleManifest,
@@ -36,6 +37,9 @@ export interface VerifiedBundle {
   files: VerifiedFile[];
   /** `[hooks] managed_dir` (or `windows_managed_dir` on Windows) from the requirements; null when absent. */
   managedDir: string | null;
+  /** The layer it was verified for; a shadow bundle names its release (signed). */
+  layer: BundleLayer;
+  shadowReleaseId: string | null;
 }
 
 /** A bundle that must not be applied; the message says why. */
@@ -73,20 +77,32 @@ function describeProblems(problems: ContentProblem[]): string {
   return shown.join('; ') + more;
 }
 
-// Checks everything that can be checked without the disk; throws BundleRejected naming the problem.
+// The other layer than this one.
+const otherLayer = (layer: BundleLayer): BundleLayer => (layer === 'shadow' ? 'managed' : 'shadow');
+
+// Checks everything that can be checked without the disk; throws BundleRejected naming the problem. `layer` is the
+// layer the bundle is to be applied as: its signature must be of that layer (domain-separated), its manifest of that
+// kind (a shadow bundle names its release) and its content within that layer's rules.
 export function verifyBundle(
   input: unknown,
   trusted: readonly TrustedKey[],
   appliedRevision: number | null,
   appliedDigest: string | null,
   platform: NodeJS.Platform = process.platform,
+  layer: BundleLayer = 'managed',
 ): VerifiedBundle {
   const shape = signedBundleSchema.safeParse(input);
   if (!shape.success) throw new BundleRejected(`bundle: not a signed bundle (${shape.error.issues[0]?.message})`);
   const raw = shape.data;
   if (!trusted.some((k) => k.kid === raw.keyId))
     throw new BundleRejected(`bundle: signed by untrusted key ${raw.keyId}`);
-  if (!verifySignedText(raw.manifest, raw.signature, raw.keyId, trusted)) {
+  if (!verifySignedText(bundleSigningText(raw.manifest, layer), raw.signature, raw.keyId, trusted)) {
+    if (verifySignedText(bundleSigningText(raw.manifest, otherLayer(layer)), raw.signature, raw.keyId, trusted)) {
+      throw new BundleRejected(
+        `bundle: signed as a ${otherLayer(layer)} bundle, refused as the ${layer} layer (a shadow release never ` +
+          'becomes the enforced policy, nor the reverse)',
+      );
+    }
     throw new BundleRejected(`bundle: bad signature (key ${raw.keyId})`);
   }
   let json: unknown;
@@ -103,6 +119,17 @@ export function verifyBundle(
   const manifest = parsed.data;
   const digest = manifestDigest(raw.manifest);
   const revision = manifest.revision;
+  if (layer === 'managed' && manifest.shadow !== undefined)
+    throw new BundleRejected('manifest: a shadow bundle is not the managed layer', revision);
+  if (layer === 'shadow' && manifest.shadow === undefined)
+    throw new BundleRejected('manifest: not a shadow bundle (it names no shadow release)', revision);
+  const shadowReleaseId = manifest.shadow?.releaseId ?? null;
+  if (raw.releaseId !== undefined && shadowReleaseId !== null && raw.releaseId !== shadowReleaseId) {
+    throw new BundleRejected(
+      `bundle: served as release ${raw.releaseId}, but its signed manifest is of shadow release ${shadowReleaseId}`,
+      revision,
+    );
+  }
   if (appliedRevision !== null && revision < appliedRevision) {
     throw new BundleRejected(
       `manifest: revision ${revision} is older than the applied revision ${appliedRevision} (replay)`,
@@ -123,12 +150,15 @@ export function verifyBundle(
   } catch (err) {
     throw new BundleRejected(`requirements.toml: ${err instanceof Error ? err.message : String(err)}`, revision);
   }
-  const problems = checkBundleContent({
-    managedDir: hooks?.managed_dir,
-    windowsManagedDir: hooks?.windows_managed_dir,
-    files: manifest.files,
-    requirementsBytes: requirements.length,
-  });
+  const problems = checkBundleContent(
+    {
+      managedDir: hooks?.managed_dir,
+      windowsManagedDir: hooks?.windows_managed_dir,
+      files: manifest.files,
+      requirementsBytes: requirements.length,
+    },
+    { layer },
+  );
   if (problems.length > 0) throw new BundleRejected(`bundle content: ${describeProblems(problems)}`, revision);
   // Version skew: what this machine's engine would not run as written (the layer failing closed, or a managed hook it
   // cannot read) is refused before the switch, whatever the server's hook-core accepted.
@@ -156,6 +186,16 @@ export function verifyBundle(
   const value = platform === 'win32' ? hooks?.windows_managed_dir : hooks?.managed_dir;
   const managedDir = typeof value === 'string' ? value : null;
   // No managed directory for this platform: the files are for the other platforms' agents.
-  if (managedDir === null) return { raw, manifest, digest, revision, requirements, files: [], managedDir };
-  return { raw, manifest, digest, revision, requirements, files, managedDir };
+  const common = { raw, manifest, digest, revision, requirements, managedDir, layer, shadowReleaseId };
+  if (managedDir === null) return { ...common, files: [] };
+  return { ...common, files };
+}
+
+// Verifies a shadow bundle (verifyBundle for the shadow layer; replay floors are the caller's).
+export function verifyShadowBundle(
+  input: unknown,
+  trusted: readonly TrustedKey[],
+  platform: NodeJS.Platform = process.platform,
+): VerifiedBundle {
+  return verifyBundle(input, trusted, null, null, platform, 'shadow');
 }

@@ -17,11 +17,9 @@ import { runCommand, type RunnerOptions, type RunResult, type SpawnFn } from '..
 import { pluginEnv } from '../run/shell';
 import type { Discovery, HookEvent } from '../types';
 import { considerHooks, type Consideration } from './eligibility';
+import { SHADOW_DIR_NAME, SHADOW_RELEASE_FILE } from '../config/shadow-dir';
 
-/** The shadow layer's directory name, beside the enforced requirements.toml. */
-export const SHADOW_DIR_NAME = 'shadow';
-/** The shadow release's identity file inside the shadow directory (written by the agent). */
-export const SHADOW_RELEASE_FILE = 'shadow-release.json';
+export { SHADOW_DIR_NAME, SHADOW_RELEASE_FILE } from '../config/shadow-dir';
 /** Default grace after the enforced hooks are done before the shadow hooks still running are killed (ms). */
 export const DEFAULT_SHADOW_GRACE_MS = 100;
 /** Largest shadow-release.json read. */

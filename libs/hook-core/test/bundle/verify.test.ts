@@ -2,7 +2,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildManifest, serializeManifest } from '../../src/bundle/manifest';
-import { BundleRejected, managedDirOf, verifyBundle } from '../../src/bundle/verify';
+import { managedDirOf, verifyBundle } from '../../src/bundle/verify';
+import { rejection } from '../support/rejection';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const trusted = [{ kid: 'k1', publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() }];
@@ -25,17 +26,6 @@ function bundle(revision: number, edit: (text: string) => string = (t) => t) {
   );
   const signature = sign(null, Buffer.from(manifest), privateKey).toString('base64');
   return { manifest, signature, keyId: 'k1' };
-}
-
-// The message of the BundleRejected a call throws.
-function rejection(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(BundleRejected);
-    return (err as Error).message;
-  }
-  throw new Error('not rejected');
 }
 
 describe('verifyBundle', () => {
