@@ -83,6 +83,8 @@ describe('creating a shadow release', () => {
     expect(shadow.body).toMatchObject({ releaseId: created.body.id, revision: 2 });
     const v = verifyShadowBundle(shadow.body, trusted, 'linux');
     expect(v.shadowReleaseId).toBe(created.body.id);
+    expect(created.body.shadowBudgetMs).toBeNull(); // the engine's default
+    expect(v.manifest.shadow).toEqual({ releaseId: created.body.id });
     expect(v.manifest.group.id).toBe(groupId);
     expect(v.managedDir).toBe('/etc/zerotwo/shadow/managed');
     expect(v.requirements.toString()).toContain('/etc/zerotwo/shadow/managed/check.sh v2');
@@ -92,6 +94,22 @@ describe('creating a shadow release', () => {
     // Revalidation and the endpoint's status view.
     const same = await agentGet(endpoints[0]!, '/v1/agent/shadow-bundle', { 'if-none-match': `"${v.digest}"` });
     expect(same.status).toBe(304);
+  });
+
+  it('signs the budget a shadow release was given into its bundle', async () => {
+    const { groupId, v1, endpoints } = await fixture(1);
+    const created = await admin('POST', `/v1/groups/${groupId}/releases`, {
+      policyVersionId: v1.versionId,
+      strategy: 'shadow',
+      rings: [100],
+      shadowBudgetMs: 1500,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.shadowBudgetMs).toBe(1500);
+    expect((await admin('GET', `/v1/releases/${created.body.id}`)).body.shadowBudgetMs).toBe(1500);
+    const shadow = await agentGet(endpoints[0]!, '/v1/agent/shadow-bundle');
+    const v = verifyShadowBundle(shadow.body, trusted, 'linux');
+    expect(v.manifest.shadow).toEqual({ releaseId: created.body.id, budgetMs: 1500 });
   });
 
   it('refuses a second live shadow release of the group with 409; another group is independent', async () => {
@@ -150,6 +168,17 @@ describe('creating a shadow release', () => {
       strategy: 'shadow',
     });
     expect(unknown.status).toBe(404);
+    // A budget belongs to a shadow release only, within 0-5000 ms.
+    for (const [body, message] of [
+      [{ strategy: 'staged', shadowBudgetMs: 500 }, /only a shadow release has a budget/],
+      [{ strategy: 'shadow', shadowBudgetMs: 5001 }, /5000/],
+      [{ strategy: 'shadow', shadowBudgetMs: 1.5 }, /int/i],
+    ] as const) {
+      const r = await admin('POST', `/v1/groups/${groupId}/releases`, { policyVersionId: v1.versionId, ...body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.details).toEqual([expect.objectContaining({ path: '$.shadowBudgetMs' })]);
+      expect(JSON.stringify(r.body.error.details)).toMatch(message);
+    }
     // Nothing was created by the refusals.
     expect((await admin('GET', `/v1/groups/${groupId}/releases`)).body.items).toEqual([]);
   });

@@ -61,10 +61,19 @@ describe('hookwarden releases (shadow)', () => {
     expect(badStrategy.code).toBe(1);
     expect(badStrategy.stderr).toContain('--strategy must be one of immediate, staged, shadow');
 
-    const created = await create(strict.versionId, 'shadow', '--rings', '100');
+    // A budget only for a shadow release, in whole ms (the API bounds it).
+    const budgetStaged = await create(strict.versionId, 'staged', '--shadow-budget-ms', '500');
+    expect(budgetStaged.code).toBe(1);
+    expect(budgetStaged.stderr).toContain('--shadow-budget-ms needs --strategy shadow');
+    const budgetBad = await create(strict.versionId, 'shadow', '--shadow-budget-ms', '1.5s');
+    expect(budgetBad.code).toBe(1);
+    expect(budgetBad.stderr).toContain('--shadow-budget-ms: "1.5s" is not a whole number of ms');
+
+    const created = await create(strict.versionId, 'shadow', '--rings', '100', '--shadow-budget-ms', '750');
     expect(created.code, created.stderr).toBe(0);
     const id = /Shadow release ([0-9a-f-]{36}) \(revision 1\) started/.exec(created.stdout)?.[1];
     expect(id).toBeDefined();
+    expect((await admin('GET', `/v1/releases/${id}`)).body.shadowBudgetMs).toBe(750);
     expect(created.stdout).toContain(`hookwarden releases shadow-report ${id}`);
     const listed = await cli(['releases', 'list', group]);
     expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+1\\s+\\S+\\s+1\\s+shadow\\s+completed\\s+1/1`, 'm'));

@@ -151,6 +151,9 @@ describe('shadow release end to end', () => {
       strategy: 'shadow',
       rings: [50, 100],
       ringIntervalSec: 3600,
+      // The largest budget: on a loaded machine a shadow hook may finish well after the enforced one, and the 100 ms
+      // default would record it as timed out (what the budget is for: bounding the developer's wait).
+      shadowBudgetMs: 5000,
     });
     expect(shadow.status, JSON.stringify(shadow.body)).toBe(201);
     const reached = (a: Agent) => bucketOf(a.endpointId, shadow.body.id) < 50;
@@ -165,6 +168,10 @@ describe('shadow release end to end', () => {
     // The enforced layer is untouched, and the shadow layer runs its own copy of the stricter script.
     for (const a of agents) {
       expect(await enforcedToml(a)).toBe(lenient.toml);
+      const release = JSON.parse(
+        await fs.readFile(path.join(a.root, 'etc/zerotwo/shadow/shadow-release.json'), 'utf8'),
+      );
+      expect(release).toMatchObject({ releaseId: shadow.body.id, budgetMs: 5000 });
       expect(await fs.readFile(path.join(a.root, 'etc/zerotwo/shadow/managed/guard.sh'), 'utf8')).toContain('rm -rf');
       expect(await fs.readFile(path.join(a.root, MANAGED, 'guard.sh'), 'utf8')).not.toContain('rm -rf');
     }

@@ -1927,6 +1927,8 @@ export interface components {
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
+                /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+                shadowBudgetMs: number | null;
                 /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
@@ -1995,6 +1997,8 @@ export interface components {
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
+                /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+                shadowBudgetMs: number | null;
                 /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
@@ -4871,6 +4875,8 @@ export interface components {
             ringIntervalSec?: number;
             /** @description Cumulative percentages of endpoints per ring, strictly increasing, ending at 100 (default 1,5,25,100) */
             rings?: number[];
+            /** @description A shadow release only: how long its hooks may keep running after the enforced hooks of an event are done before they are killed and recorded as timed out (ms, 0-5000; default 100). It bounds what the shadow layer can add to a developer's tool call. */
+            shadowBudgetMs?: number;
             /**
              * @description immediate | staged (rings, gates) | shadow: delivered beside the enforced policy, in the same rings, its hooks only observed (GET /v1/releases/:id/shadow-report), until promote or abort
              * @default immediate
@@ -7061,6 +7067,8 @@ export interface components {
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
+                /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+                shadowBudgetMs: number | null;
                 /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
@@ -7129,6 +7137,8 @@ export interface components {
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
+                /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+                shadowBudgetMs: number | null;
                 /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
@@ -7257,6 +7267,8 @@ export interface components {
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
+                /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+                shadowBudgetMs: number | null;
                 /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */
@@ -7396,6 +7408,8 @@ export interface components {
             revision: number;
             ringIntervalSec: number;
             rings: number[];
+            /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+            shadowBudgetMs: number | null;
             /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
             status: string;
             /** @enum {string} */
@@ -7517,6 +7531,8 @@ export interface components {
                 revision: number;
                 ringIntervalSec: number;
                 rings: number[];
+                /** @description A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default) */
+                shadowBudgetMs: number | null;
                 /** @description rolling | paused | completed | aborted | superseded; a shadow release: rolling | paused | completed (every ring reached; its layer stays delivered) | promoted | aborted */
                 status: string;
                 /** @enum {string} */

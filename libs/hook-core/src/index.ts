@@ -21,6 +21,7 @@ export {
 export { dispatch } from './engine';
 // The shadow layer (observe mode): where it sits beside requirements.toml and its release file (the agent writes both).
 export { shadowRequirementsPath, SHADOW_RELEASE_FILE } from './engine';
+export { DEFAULT_SHADOW_GRACE_MS, MAX_SHADOW_GRACE_MS } from './engine/shadow-budget';
 export { runCli } from './cli/program';
 
 // --- Policy (requirements.toml): schema, parse, canonical render, lint ---

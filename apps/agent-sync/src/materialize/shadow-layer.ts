@@ -61,6 +61,8 @@ export class ShadowLayer {
         releaseId: bundle.shadowReleaseId,
         version: `${bundle.manifest.policyVersion}`,
         revision: bundle.revision,
+        // The grace the engine gives these hooks after the enforced ones (signed in the manifest; default when absent).
+        ...(bundle.manifest.shadow?.budgetMs !== undefined ? { budgetMs: bundle.manifest.shadow.budgetMs } : {}),
       }),
       0o644,
     );

@@ -1,4 +1,5 @@
 // Request/response schemas of releases and rollouts.
+import { DEFAULT_SHADOW_GRACE_MS, MAX_SHADOW_GRACE_MS } from '@hookwarden/hook-core';
 import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 
@@ -76,11 +77,30 @@ export const createReleaseSchema = z
     ...rolloutFields,
     ...gateFields,
     previewAck,
+    shadowBudgetMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SHADOW_GRACE_MS)
+      .optional()
+      .describe(
+        `A shadow release only: how long its hooks may keep running after the enforced hooks of an event are done ` +
+          `before they are killed and recorded as timed out (ms, 0-${MAX_SHADOW_GRACE_MS}; default ` +
+          `${DEFAULT_SHADOW_GRACE_MS}). It bounds what the shadow layer can add to a developer's tool call.`,
+      ),
   })
   .strict()
   .superRefine((v, ctx) => {
     checkRings(v.rings, ctx);
-    if (v.strategy !== 'shadow') return;
+    if (v.strategy !== 'shadow') {
+      if (v.shadowBudgetMs !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['shadowBudgetMs'],
+          message: `only a shadow release has a budget (this one is ${v.strategy})`,
+        });
+      return;
+    }
     // A shadow release decides nothing: no gate watches it, and its impact is acknowledged when it is promoted.
     for (const k of GATE_FIELDS) {
       if (v[k] !== undefined)
@@ -143,6 +163,11 @@ export const releaseViewSchema = z.object({
   completedAt: z.iso.datetime().nullable(),
   promotedReleaseId: z.uuid().nullable().describe('A promoted shadow release: the staged release it became'),
   promotedFromId: z.uuid().nullable().describe('A staged release made by promote: the shadow release it came from'),
+  shadowBudgetMs: z
+    .number()
+    .int()
+    .nullable()
+    .describe("A shadow release's budget for its hooks after the enforced ones (ms; null: the engine's default)"),
 });
 export class ReleaseViewDto extends createZodDto(releaseViewSchema) {}
 export type ReleaseView = z.infer<typeof releaseViewSchema>;

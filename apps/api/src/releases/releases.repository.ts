@@ -44,6 +44,8 @@ export interface NewRelease {
   createdBy: string | null;
   /** A staged release made by promote: the shadow release it came from. */
   promotedFromId?: string;
+  /** A shadow release's budget (ms; null: the engine's default). */
+  shadowBudgetMs?: number | null;
 }
 
 export class ReleaseConflict extends Error {}
@@ -169,6 +171,7 @@ export class ReleasesRepository {
         createdBy: input.createdBy,
         completedAt: immediate ? new Date() : null,
         promotedFromId: input.promotedFromId ?? null,
+        shadowBudgetMs: input.shadowBudgetMs ?? null,
       },
       include: WITH_VERSION,
     });

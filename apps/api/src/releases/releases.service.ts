@@ -95,6 +95,7 @@ export function toReleaseView(r: ReleaseRow): ReleaseView {
     completedAt: r.completedAt?.toISOString() ?? null,
     promotedReleaseId: r.promotedReleaseId,
     promotedFromId: r.promotedFromId,
+    shadowBudgetMs: r.shadowBudgetMs,
   };
 }
 
@@ -131,7 +132,7 @@ export class ReleasesService {
   private async bundleBuilder(
     groupId: string,
     policyVersionId: string,
-    shadow: { releaseId: string } | null = null,
+    shadow: { releaseId: string; budgetMs?: number } | null = null,
   ): Promise<{ build: (revision: number) => IssuedBundle; version: PreviewedVersion }> {
     await this.signing.refreshSigner();
     const { group, version } = await this.repo.sourceFor(groupId, policyVersionId);
@@ -197,7 +198,12 @@ export class ReleasesService {
   // advance. A shadow release needs no preview acknowledgement (it enforces nothing: promote asks for it).
   async create(groupId: string, input: CreateReleaseInput, ctx: AuditContext): Promise<ReleaseView> {
     const id = input.strategy === 'shadow' ? randomUUID() : undefined;
-    const { build, version } = await this.bundleBuilder(groupId, input.policyVersionId, id ? { releaseId: id } : null);
+    const budgetMs = input.shadowBudgetMs;
+    const { build, version } = await this.bundleBuilder(
+      groupId,
+      input.policyVersionId,
+      id ? { releaseId: id, ...(budgetMs !== undefined ? { budgetMs } : {}) } : null,
+    );
     if (input.strategy !== 'shadow') await this.inventory.requireAck(groupId, version, input.previewAck);
     const data: NewRelease = {
       id,
@@ -210,6 +216,7 @@ export class ReleasesService {
       maxHookFailureRate: input.maxHookFailureRate ?? null,
       minHookRuns: input.minHookRuns ?? DEFAULT_MIN_HOOK_RUNS,
       minReportingEndpoints: input.minReportingEndpoints ?? DEFAULT_MIN_REPORTING_ENDPOINTS,
+      shadowBudgetMs: budgetMs ?? null,
       createdBy: ctx.actorName,
     };
     let release: ReleaseRow;

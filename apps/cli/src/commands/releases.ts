@@ -57,6 +57,7 @@ interface CreateOptions extends RolloutOptions, AckOptions {
   versionId?: string;
   staged?: boolean;
   strategy?: string;
+  shadowBudgetMs?: string;
   watch?: boolean;
 }
 
@@ -235,6 +236,10 @@ export function registerReleaseCommands(program: Command): void {
     .option('--staged', 'roll out in rings (same as --strategy staged)')
     .option('--rings <list>', 'cumulative ring percentages ending at 100, e.g. 5,25,100 (staged, shadow)')
     .option('--interval <duration>', 'time between rings, e.g. 30m (staged, shadow)')
+    .option(
+      '--shadow-budget-ms <ms>',
+      'how long the shadow hooks may run on after the enforced hooks of an event (shadow; default 100)',
+    )
     .option('--watch', 'follow the rollout until it completes, pauses or aborts');
   withAckOptions(withGateOptions(create)).action(async (ref: string, opts: CreateOptions, cmd: Command) => {
     const rt = runtimeOf(cmd);
@@ -251,13 +256,23 @@ export function registerReleaseCommands(program: Command): void {
       );
     if (strategy === 'shadow' && (opts.ackPreview !== undefined || opts.yesPreview))
       throw new CliError('a shadow release enforces nothing: acknowledge the preview at `releases promote`');
+    if (opts.shadowBudgetMs !== undefined && strategy !== 'shadow')
+      throw new CliError('--shadow-budget-ms needs --strategy shadow');
+    if (opts.shadowBudgetMs !== undefined && !/^\d{1,7}$/.test(opts.shadowBudgetMs))
+      throw new CliError(`--shadow-budget-ms: ${JSON.stringify(opts.shadowBudgetMs)} is not a whole number of ms`);
+    const budget = opts.shadowBudgetMs !== undefined ? { shadowBudgetMs: Number(opts.shadowBudgetMs) } : {};
     const client = await rt.client();
     const g = await resolveGroup(client, ref);
     const versionId = await resolveVersionId(client, opts);
     const body =
       strategy === 'immediate'
         ? { policyVersionId: versionId, strategy }
-        : { policyVersionId: versionId, strategy, ...ringOptions(opts), ...(strategy === 'staged' ? gates : {}) };
+        : {
+            policyVersionId: versionId,
+            strategy,
+            ...ringOptions(opts),
+            ...(strategy === 'staged' ? gates : budget),
+          };
     const previewAck = await previewAckOf(rt, client, g.id, versionId, opts);
     let r: ReleaseView;
     try {
@@ -282,6 +297,7 @@ export function registerReleaseCommands(program: Command): void {
     'hookwarden releases create engineering --policy baseline',
     'hookwarden releases create engineering --policy baseline --version 4 --staged --rings 5,25,100 --interval 1h --max-apply-failure-rate 2% --watch',
     'hookwarden releases create engineering --policy baseline --strategy shadow --rings 10,100 --interval 1d',
+    'hookwarden releases create engineering --policy baseline --strategy shadow --shadow-budget-ms 500',
     'hookwarden releases create engineering --policy baseline --ack-preview sha256:…   # after `releases preview`',
   ]);
 

@@ -1,6 +1,7 @@
 // The signed bundle manifest (what a group's endpoints must hold on disk), its canonical text and digest.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { MAX_SHADOW_GRACE_MS } from '../engine/shadow-budget';
 import { canonicalJson } from '../trust/canonical-json';
 
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
@@ -35,7 +36,11 @@ export const bundleManifestSchema = z.object({
    * signing context (bundle/shadow.ts), so a shadow bundle never verifies as a managed one, nor the reverse.
    */
   shadow: z
-    .object({ releaseId: z.string().min(1).max(200) })
+    .object({
+      releaseId: z.string().min(1).max(200),
+      /** The grace its hooks get after the enforced hooks are done (ms; the engine's default when absent). */
+      budgetMs: z.number().int().min(0).max(MAX_SHADOW_GRACE_MS).optional(),
+    })
     .strict()
     .optional(),
 });
@@ -62,8 +67,9 @@ export interface BuildManifestInput {
   issuedAt: Date;
   requirementsToml: string;
   files: ReadonlyArray<{ path: string; content: Uint8Array; mode: number }>;
-  /** A shadow bundle's release (its requirements are the shadow form of the version's: shadowRequirementsToml). */
-  shadow?: { releaseId: string };
+  /** A shadow bundle's release (its requirements are the shadow form of the version's: shadowRequirementsToml) and
+   *  the grace its hooks get (ms). */
+  shadow?: { releaseId: string; budgetMs?: number };
 }
 
 // Lowercase hex SHA-256 of bytes or UTF-8 text.
@@ -92,7 +98,14 @@ export function buildManifest(input: BuildManifestInput): BundleManifest {
         mode: f.mode & 0o777,
         content: Buffer.from(f.content).toString('base64'),
       })),
-    ...(input.shadow ? { shadow: { releaseId: input.shadow.releaseId } } : {}),
+    ...(input.shadow
+      ? {
+          shadow: {
+            releaseId: input.shadow.releaseId,
+            ...(input.shadow.budgetMs !== undefined ? { budgetMs: input.shadow.budgetMs } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -18,10 +18,10 @@ import { pluginEnv } from '../run/shell';
 import type { Discovery, HookEvent } from '../types';
 import { considerHooks, type Consideration } from './eligibility';
 import { SHADOW_DIR_NAME, SHADOW_RELEASE_FILE } from '../config/shadow-dir';
+import { DEFAULT_SHADOW_GRACE_MS, shadowBudget } from './shadow-budget';
 
 export { SHADOW_DIR_NAME, SHADOW_RELEASE_FILE } from '../config/shadow-dir';
-/** Default grace after the enforced hooks are done before the shadow hooks still running are killed (ms). */
-export const DEFAULT_SHADOW_GRACE_MS = 100;
+export { DEFAULT_SHADOW_GRACE_MS, MAX_SHADOW_GRACE_MS } from './shadow-budget';
 /** Largest shadow-release.json read. */
 const MAX_RELEASE_FILE_BYTES = 64 * 1024;
 
@@ -31,7 +31,8 @@ export interface ShadowOptions {
   requirementsPath?: string;
   /** Release id stamped on shadow records (default: `releaseId` of shadow-release.json beside it). */
   releaseId?: string | null;
-  /** Grace after the enforced hooks are done (default DEFAULT_SHADOW_GRACE_MS). */
+  /** Grace after the enforced hooks are done (default: `budgetMs` of shadow-release.json, else
+   *  DEFAULT_SHADOW_GRACE_MS). */
   graceMs?: number;
 }
 
@@ -40,18 +41,28 @@ export function shadowRequirementsPath(enforcedRequirementsPath: string): string
   return path.join(path.dirname(enforcedRequirementsPath), SHADOW_DIR_NAME, 'requirements.toml');
 }
 
-/** The shadow release's id and version from shadow-release.json (nulls when absent or unreadable). */
-export function readShadowRelease(requirementsPath: string): { releaseId: string | null; version: string | null } {
+/** What shadow-release.json says of the shadow release (nulls where absent, unreadable or out of bounds). */
+export interface ShadowRelease {
+  releaseId: string | null;
+  version: string | null;
+  /** The release's grace for its hooks (0..MAX_SHADOW_GRACE_MS). */
+  budgetMs: number | null;
+}
+
+/** The shadow release's id, version and budget from shadow-release.json (nulls when absent or unreadable). */
+export function readShadowRelease(requirementsPath: string): ShadowRelease {
   const file = path.join(path.dirname(requirementsPath), SHADOW_RELEASE_FILE);
+  const none = { releaseId: null, version: null, budgetMs: null };
   try {
-    if (statSync(file).size > MAX_RELEASE_FILE_BYTES) return { releaseId: null, version: null };
-    const v = JSON.parse(readFileSync(file, 'utf8')) as { releaseId?: unknown; version?: unknown };
+    if (statSync(file).size > MAX_RELEASE_FILE_BYTES) return none;
+    const v = JSON.parse(readFileSync(file, 'utf8')) as { releaseId?: unknown; version?: unknown; budgetMs?: unknown };
     return {
       releaseId: typeof v.releaseId === 'string' ? v.releaseId : null,
       version: typeof v.version === 'string' ? v.version : null,
+      budgetMs: shadowBudget(v.budgetMs),
     };
   } catch {
-    return { releaseId: null, version: null };
+    return none;
   }
 }
 
@@ -177,7 +188,7 @@ export function startShadow(opts: ShadowOptions & { requirementsPath: string }, 
   const release = readShadowRelease(opts.requirementsPath);
   const digest = found.discovery.managed?.digest ?? null;
   const releaseId = opts.releaseId !== undefined ? opts.releaseId : release.releaseId;
-  const graceMs = Math.max(0, opts.graceMs ?? DEFAULT_SHADOW_GRACE_MS);
+  const graceMs = Math.max(0, opts.graceMs ?? release.budgetMs ?? DEFAULT_SHADOW_GRACE_MS);
   const maxTimeout = eventSpec(s.event).maxTimeoutSec ?? Number.POSITIVE_INFINITY;
   const children: ChildProcess[] = [];
   const baseSpawn: SpawnFn = s.runner?.spawn ?? nodeSpawn;

@@ -7,8 +7,10 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_SHADOW_GRACE_MS,
   dispatch,
   LAYER_DIR_NAME,
+  MAX_SHADOW_GRACE_MS,
   LAYER_STATE_FILE,
   runRecordDraftSchema,
   shadowRequirementsPath,
@@ -36,7 +38,11 @@ const REWRITE = {
 };
 
 /** A shadow layer on disk: <root>/shadow/requirements.toml with one PreToolUse group per command, and its release file. */
-function shadowLayer(commands: string[], releaseId: string | null = 'rel-1'): { root: string; req: string } {
+function shadowLayer(
+  commands: string[],
+  releaseId: string | null = 'rel-1',
+  release: Record<string, unknown> = {},
+): { root: string; req: string } {
   const root = tmp('hc-shadow-');
   const req = shadowRequirementsPath(join(root, 'requirements.toml'));
   mkdirSync(join(root, 'shadow'), { recursive: true });
@@ -50,7 +56,7 @@ function shadowLayer(commands: string[], releaseId: string | null = 'rel-1'): { 
   ]);
   writeFileSync(req, ['[hooks]', ...groups, ''].join('\n'));
   if (releaseId !== null)
-    writeFileSync(join(root, 'shadow', SHADOW_RELEASE_FILE), JSON.stringify({ releaseId, version: 'v2' }));
+    writeFileSync(join(root, 'shadow', SHADOW_RELEASE_FILE), JSON.stringify({ releaseId, version: 'v2', ...release }));
   return { root, req };
 }
 
@@ -116,6 +122,26 @@ describe('shadow layer (observe mode)', () => {
     expect(hang!.error).toMatch(/shadow budget \(50 ms/);
     expect(hang!.durationMs!).toBeLessThan(30_000);
     expect(deny!.shadow).toMatchObject({ wouldHave: 'deny', killedAtBudget: false });
+  });
+
+  it("gives the shadow hooks the release's budget from shadow-release.json; an out-of-bounds one is the default", async () => {
+    // 400 ms after a quick enforced hook: within a 3 s budget, past the default 100 ms.
+    const slow = `${fx('sleep-then.sh')} 0.4 ''`;
+    const within = shadowLayer([slow], 'rel-b', { budgetMs: 3000 });
+    const r = await dispatch('PreToolUse', bashInput(), {
+      discovery: discovery([hook('PreToolUse', emit(0, ''))]),
+      shadow: { requirementsPath: within.req },
+    });
+    expect(r.shadow!.runs[0]!.shadow).toMatchObject({ wouldHave: 'continue', killedAtBudget: false });
+    for (const budgetMs of [MAX_SHADOW_GRACE_MS + 1, -1, 2.5, '3000']) {
+      const { req } = shadowLayer([slow], 'rel-b', { budgetMs });
+      const d = await dispatch('PreToolUse', bashInput(), {
+        discovery: discovery([hook('PreToolUse', emit(0, ''))]),
+        shadow: { requirementsPath: req },
+      });
+      expect(d.shadow!.runs[0]!.shadow, String(budgetMs)).toMatchObject({ wouldHave: 'timeout', killedAtBudget: true });
+      expect(d.shadow!.runs[0]!.error).toMatch(new RegExp(`shadow budget \\(${DEFAULT_SHADOW_GRACE_MS} ms`));
+    }
   });
 
   it('kills the whole process group of a hanging shadow hook (grandchild, SIGTERM ignored) at the budget', async () => {
