@@ -3,7 +3,7 @@
 // Vitest's global setup migrates a template database; each test file clones its own from it.
 //
 // With no arguments the suite runs in two lanes side by side (vitest.config.mts `projects`): `heavy` (HA topologies,
-// Windows under Wine, the console in Chromium) and `main` (everything else), each one file at a time, so two heavy
+// Windows under Wine, the console in Chromium, the CLI suites) and `main` (everything else), each one file at a time, so two heavy
 // files never overlap and the two cores both work. Each lane is its own vitest process with its own run prefix (its
 // teardown removes only its own databases and Redis keys; a given HW_TEST_RUN_PREFIX gets `_<lane>` appended).
 // Arguments are passed to one vitest process as they are.

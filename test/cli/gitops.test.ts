@@ -64,7 +64,8 @@ async function startAgentIn(groupId: string, name: string) {
   return { root };
 }
 
-describe('hookwarden GitOps', () => {
+// Each case runs several CLI processes, an agent and the worker's ring ticks: minutes, not seconds, on a loaded machine.
+describe('hookwarden GitOps', { timeout: 120_000 }, () => {
   let groupId: string;
   let policyId: string;
   let agentRoot: string;
