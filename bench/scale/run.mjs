@@ -278,9 +278,10 @@ async function main() {
       await sql(
         dbUrl(db),
         `INSERT INTO endpoints (id, group_id, machine_id, hostname, platform, agent_version, public_key, key_id, key_at)
-         SELECT gen_random_uuid(), $1::uuid, 'scale-' || k, 'scale-host-' || k, 'linux', '0.1.0', pk, kid, now()
+         SELECT gen_random_uuid(), $1::uuid, 'scale-' || ($4::int + k), 'scale-host-' || ($4::int + k), 'linux',
+                '0.1.0', pk, kid, now()
          FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(pk, kid, k)`,
-        [group.id, chunk.map((a) => a.publicPem), chunk.map((a) => a.keyId)],
+        [group.id, chunk.map((a) => a.publicPem), chunk.map((a) => a.keyId), i],
       );
     }
     log(`keys and endpoints ready in ${((now() - t) / 1000).toFixed(1)} s`);
