@@ -288,7 +288,10 @@ export const CONSOLE_LISTS = {
   '/v1/fleet/endpoints': { page: '/endpoints', filters: FLEET_FILTER_KINDS },
   '/v1/saved-views': { page: '/endpoints', filters: { kind: 'pick' } },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
-  '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
+  '/v1/sessions': {
+    notListed:
+      'SSO sessions are listed and revoked with the CLI (hookwarden sessions); a person signs out from the console',
+  },
   '/v1/streaming/destinations': { page: '/streaming', filters: {} },
   '/v1/alerts': { page: '/streaming', filters: { state: 'pick' } },
   '/v1/alerts/rules': { notListed: 'alert rules are managed with the API and the CLI (hookwarden alerts rules)' },

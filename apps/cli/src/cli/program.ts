@@ -58,6 +58,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: () => (require('../commands/tokens') as typeof import('../commands/tokens')).registerTokenCommands,
   },
   {
+    names: ['sessions', 'session'],
+    load: () => (require('../commands/sessions') as typeof import('../commands/sessions')).registerSessionCommands,
+  },
+  {
     names: ['signing-keys'],
     load: () =>
       (require('../commands/signing-keys') as typeof import('../commands/signing-keys')).registerSigningKeyCommands,

@@ -290,7 +290,18 @@ export const CLI_LISTS = {
   '/v1/me/tokens': {
     notListed: 'personal tokens are the console’s (Settings → CLI tokens); the CLI signs in with one',
   },
-  '/v1/sessions': { notListed: 'SSO sessions are the console’s; the CLI authenticates with tokens only' },
+  '/v1/sessions': {
+    command: 'sessions list',
+    filters: {
+      active: {
+        flag: '--active',
+        help: 'only live sessions',
+        switch: true,
+        off: { flag: '--ended', help: 'only ended sessions (revoked, signed out or expired)' },
+      },
+      subject: { flag: '--subject <subject>', help: "only this person's sessions (the identity provider's subject)" },
+    } satisfies FilterTable<'/v1/sessions'>,
+  },
   '/v1/fleet/endpoints': {
     notListed: 'the console’s fleet-wide endpoints view; the CLI lists endpoints with `endpoints list`',
   },
