@@ -1,4 +1,5 @@
 // Pure rules of the console (no DOM, no network): fleet states, ring counts, the enroll command. Unit-tested.
+import { SCHEMA_ENUMS } from '@hookwarden/admin-client';
 import type { Schemas } from './api/client';
 
 type EndpointItem = Schemas['EndpointPageDto']['items'][number];
@@ -8,18 +9,8 @@ type Rollout = Schemas['RolloutDto'];
 /** An endpoint not heard from for this long counts as stale. */
 export const STALE_AFTER_MS = 24 * 3600 * 1000;
 
-export const FLEET_STATES = [
-  'applied',
-  'failed',
-  'drifted',
-  'stale',
-  'never checked in',
-  'pending',
-  'pending approval',
-  'revoked',
-  'rejected',
-  'retired',
-] as const;
+/** Every fleet state, in the API's order (generated from the document). */
+export const FLEET_STATES = SCHEMA_ENUMS['FleetPageDto.items.state'];
 export type FleetState = (typeof FLEET_STATES)[number];
 
 /** States of endpoints that are not live members of the fleet (shown only when some endpoint is in one). */

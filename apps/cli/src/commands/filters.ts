@@ -2,7 +2,13 @@
 // parameters from the OpenAPI document, minus paging and format): a filter the API adds and no table names fails the
 // type check, and `filterOptions`/`filterQuery` turn a table into the command's options and the request's query.
 import { type Command, Option } from 'commander';
-import type { FilterName, ListPath, PathsWith, QueryParams } from '@hookwarden/admin-client';
+import {
+  type FilterName,
+  type ListPath,
+  type PathsWith,
+  QUERY_ENUMS,
+  type QueryParams,
+} from '@hookwarden/admin-client';
 import { type ApiClient } from '../client/api-client';
 import { resolveGroup } from '../client/resolve';
 import { CliError } from '../cli/errors';
@@ -112,6 +118,15 @@ export async function filterQuery<P extends PathsWith<'GET'>>(
   return out as FilterQuery<P>;
 }
 
+/** Layers and trust statuses of the inventory filters (generated from the document, like every list below). */
+export const LAYERS = QUERY_ENUMS['/v1/inventory/hooks'].layer;
+export const TRUST = QUERY_ENUMS['/v1/inventory/hooks'].trust;
+const ENDPOINT_STATES = QUERY_ENUMS['/v1/endpoints'].state;
+const TOKEN_ROLES = QUERY_ENUMS['/v1/tokens'].role;
+const FINDING_KINDS = QUERY_ENUMS['/v1/findings'].kind;
+const ALERT_STATES = QUERY_ENUMS['/v1/alerts'].state;
+const TARGET_TYPES = QUERY_ENUMS['/v1/audit-log'].targetType;
+
 const HOOK_RUN_FILTERS = {
   endpointId: { flag: '--endpoint <id>', help: 'endpoint id', check: uuidOf('an endpoint id (UUID)') },
   groupId: { flag: '--group <group>', help: 'group (id or name)', group: true },
@@ -146,15 +161,16 @@ const AUDIT_FILTERS = {
   action: { flag: '--action <action>', help: 'exact action, e.g. policy.version.create' },
   actionPrefix: { flag: '--action-prefix <prefix>', help: 'action prefix, e.g. group.' },
   actor: { flag: '--actor <actor>', help: 'actor id or name' },
-  targetType: { flag: '--target-type <type>', help: 'target type' },
+  targetType: {
+    flag: '--target-type <type>',
+    help: `target type: ${TARGET_TYPES.join(' | ')}`,
+    check: oneOf(TARGET_TYPES),
+  },
   targetId: { flag: '--target-id <id>', help: 'target id' },
   from: { flag: '--from <iso>', help: 'entries at or after (ISO 8601)', check: isoTime },
   to: { flag: '--to <iso>', help: 'entries before (ISO 8601)', check: isoTime },
 } as const satisfies FilterTable<'/v1/audit-log'>;
 
-/** Layers and trust statuses of the inventory filters. */
-export const LAYERS = ['system', 'user', 'project', 'session', 'plugin', 'managed'] as const;
-export const TRUST = ['managed', 'trusted', 'modified', 'untrusted', 'disabled'] as const;
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
 // A definition hash argument: sha256:<64 hex> (a bare 64-hex digest gets the prefix).
@@ -208,11 +224,11 @@ export const CLI_LISTS = {
     command: 'endpoints list',
     filters: {
       groupId: { flag: '--group <group>', help: 'only this group (id or name)', group: true },
-      state: { flag: '--state <state>', help: 'pending | applied | failed | drifted | revoked' },
+      state: { flag: '--state <state>', help: ENDPOINT_STATES.join(' | '), check: oneOf(ENDPOINT_STATES) },
       platform: { flag: '--platform <platform>', help: 'linux | darwin | win32 …' },
       admission: {
         flag: '--admission <admission>',
-        help: 'active | pending (duplicate machine ids to decide) | rejected | retired',
+        help: `${ADMISSIONS.join(' | ')} (pending: duplicate machine ids to decide)`,
         check: oneOf(ADMISSIONS),
       },
     } satisfies FilterTable<'/v1/endpoints'>,
@@ -220,7 +236,11 @@ export const CLI_LISTS = {
   '/v1/tokens': {
     command: 'tokens list',
     filters: {
-      role: { flag: '--role <role>', help: 'only tokens of this role: admin | auditor | metrics' },
+      role: {
+        flag: '--role <role>',
+        help: `only tokens of this role: ${TOKEN_ROLES.join(' | ')}`,
+        check: oneOf(TOKEN_ROLES),
+      },
       active: {
         flag: '--active',
         help: 'only live tokens',
@@ -243,7 +263,8 @@ export const CLI_LISTS = {
       groupId: { flag: '--group <group>', help: 'group (id or name)', group: true },
       kind: {
         flag: '--kind <kind>',
-        help: 'missing_range | broken_link | dropped | quarantined | unserved_revision | duplicate_machine_id',
+        help: FINDING_KINDS.join(' | '),
+        check: oneOf(FINDING_KINDS),
       },
       includeResolved: { flag: '--include-resolved', help: 'also resolved findings', switch: true },
     } satisfies FilterTable<'/v1/findings'>,
@@ -313,7 +334,7 @@ export const CLI_LISTS = {
   '/v1/alerts': {
     command: 'alerts list',
     filters: {
-      state: { flag: '--state <state>', help: 'firing | resolved', check: oneOf(['firing', 'resolved'] as const) },
+      state: { flag: '--state <state>', help: ALERT_STATES.join(' | '), check: oneOf(ALERT_STATES) },
     } satisfies FilterTable<'/v1/alerts'>,
   },
   '/v1/alerts/rules': { command: 'alerts rules', filters: {} satisfies FilterTable<'/v1/alerts/rules'> },

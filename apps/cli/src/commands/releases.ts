@@ -1,6 +1,7 @@
 // `hookwarden releases …`: releases of a policy version to a group (list, get, create — immediate, staged or shadow —
 // with the impact preview, preview, pause/resume/advance/abort, promote and the shadow report of a shadow release).
 import type { Command } from 'commander';
+import { SCHEMA_ENUMS } from '@hookwarden/admin-client';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
 import type { ApiClient } from '../client/api-client';
 import { fetchPreview, isPreviewAckRequired, isPreviewDigest, previewLines, summarizePreview } from '../client/preview';
@@ -61,7 +62,7 @@ interface CreateOptions extends RolloutOptions, AckOptions {
   watch?: boolean;
 }
 
-const STRATEGIES = ['immediate', 'staged', 'shadow'] as const;
+const STRATEGIES = SCHEMA_ENUMS['CreateReleaseDto.strategy'];
 type Strategy = (typeof STRATEGIES)[number];
 
 // The rings and interval of --rings / --interval (undefined: the API's defaults).
