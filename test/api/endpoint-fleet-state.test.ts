@@ -34,9 +34,14 @@ async function all(path: string): Promise<any[]> {
   let cursor: string | null = null;
   for (let i = 0; i < 50; i++) {
     const sep = path.includes('?') ? '&' : '?';
-    const res = await call(api.baseUrl, 'GET', `${path}${sep}limit=200${cursor ? `&cursor=${cursor}` : ''}`, {
-      token: api.adminToken,
-    });
+    const res: { status: number; body: any } = await call(
+      api.baseUrl,
+      'GET',
+      `${path}${sep}limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      {
+        token: api.adminToken,
+      },
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     out.push(...res.body.items);
     cursor = res.body.nextCursor;

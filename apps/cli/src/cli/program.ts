@@ -48,6 +48,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: () => (require('../commands/endpoints') as typeof import('../commands/endpoints')).registerEndpointCommands,
   },
   {
+    names: ['fleet'],
+    load: () => (require('../commands/fleet') as typeof import('../commands/fleet')).registerFleetCommands,
+  },
+  {
     names: ['enrollment-secrets'],
     load: () =>
       (require('../commands/enrollment-secrets') as typeof import('../commands/enrollment-secrets'))

@@ -8,6 +8,7 @@ import {
   type PathsWith,
   QUERY_ENUMS,
   type QueryParams,
+  SCHEMA_ENUMS,
 } from '@hookwarden/admin-client';
 import { type ApiClient } from '../client/api-client';
 import { resolveGroup } from '../client/resolve';
@@ -24,6 +25,8 @@ export type FilterSpec =
       check?: (text: string, flag: string) => string;
       /** The value is a group id or name, resolved to the id. */
       group?: true;
+      /** The value is comma-separated group ids or names, each resolved to its id. */
+      groups?: true;
     }
   | {
       /** A switch: present sends `true`; `off` names the switch that sends `false`. */
@@ -109,11 +112,17 @@ export async function filterQuery<P extends PathsWith<'GET'>>(
       const off = spec.off ? given[attributeOf(spec.off.flag)] : undefined;
       out[name] = value ? 'true' : off ? 'false' : undefined;
     } else if (typeof value === 'string') {
-      if (spec.group) groups.push([name, value]);
+      if (spec.group || spec.groups) groups.push([name, value]);
       else out[name] = spec.check ? spec.check(value, longFlag(spec.flag)) : value;
     } else out[name] = undefined;
   }
-  for (const [name, ref] of groups) out[name] = (await resolveGroup(await rt.client(), ref)).id;
+  for (const [name, ref] of groups) {
+    const spec = (table as Record<string, FilterSpec>)[name]!;
+    const refs = 'groups' in spec && spec.groups ? ref.split(',').map((r) => r.trim()) : [ref];
+    const ids: string[] = [];
+    for (const r of refs.filter((r) => r !== '')) ids.push((await resolveGroup(await rt.client(), r)).id);
+    out[name] = ids.join(',');
+  }
   // Each value was checked against the filter's rule above; the API validates it again.
   return out as FilterQuery<P>;
 }
@@ -126,6 +135,9 @@ const TOKEN_ROLES = QUERY_ENUMS['/v1/tokens'].role;
 const FINDING_KINDS = QUERY_ENUMS['/v1/findings'].kind;
 const ALERT_STATES = QUERY_ENUMS['/v1/alerts'].state;
 const TARGET_TYPES = QUERY_ENUMS['/v1/audit-log'].targetType;
+const FLEET_STATES = SCHEMA_ENUMS['FleetPageDto.items.state'];
+const FLEET_SORTS = QUERY_ENUMS['/v1/fleet/endpoints'].sort;
+const FLEET_ORDERS = QUERY_ENUMS['/v1/fleet/endpoints'].order;
 
 const HOOK_RUN_FILTERS = {
   endpointId: { flag: '--endpoint <id>', help: 'endpoint id', check: uuidOf('an endpoint id (UUID)') },
@@ -324,7 +336,43 @@ export const CLI_LISTS = {
     } satisfies FilterTable<'/v1/sessions'>,
   },
   '/v1/fleet/endpoints': {
-    notListed: 'the console’s fleet-wide endpoints view; the CLI lists endpoints with `endpoints list`',
+    command: 'fleet endpoints',
+    filters: {
+      q: { flag: '--search <text>', help: 'part of the hostname (case-insensitive), or an endpoint id' },
+      groupId: { flag: '--group <groups>', help: 'group(s), ids or names, comma-separated', groups: true },
+      state: { flag: '--state <states>', help: `fleet state(s), comma-separated: ${FLEET_STATES.join(', ')}` },
+      platform: { flag: '--platform <platforms>', help: 'platform(s), comma-separated (linux, darwin, win32)' },
+      agentVersion: { flag: '--agent-version <versions>', help: 'agent version(s), comma-separated' },
+      admission: { flag: '--admission <admissions>', help: `admission(s), comma-separated: ${ADMISSIONS.join(', ')}` },
+      appliedRevision: { flag: '--applied-revision <n>', help: 'only endpoints at this applied revision' },
+      appliedVersion: {
+        flag: '--applied-version <n>',
+        help: 'only endpoints whose applied release is this policy version number, or `none` (nothing applied)',
+      },
+      inFleet: {
+        flag: '--in-fleet',
+        help: 'only live members of their group’s fleet (admitted, not revoked)',
+        switch: true,
+        off: {
+          flag: '--outside-fleet',
+          help: 'only endpoints outside the fleet (pending, revoked, rejected, retired)',
+        },
+      },
+      hasFindings: {
+        flag: '--has-findings',
+        help: 'only endpoints with open findings',
+        switch: true,
+        off: { flag: '--without-findings', help: 'only endpoints without open findings' },
+      },
+      seenAfter: { flag: '--seen-after <iso>', help: 'last seen at or after (ISO 8601)', check: isoTime },
+      seenBefore: {
+        flag: '--seen-before <iso>',
+        help: 'last seen before (ISO 8601; never seen counts)',
+        check: isoTime,
+      },
+      sort: { flag: '--sort <column>', help: FLEET_SORTS.join(' | '), check: oneOf(FLEET_SORTS) },
+      order: { flag: '--order <order>', help: 'asc | desc', check: oneOf(FLEET_ORDERS) },
+    } satisfies FilterTable<'/v1/fleet/endpoints'>,
   },
   '/v1/saved-views': { notListed: 'saved views are the console’s named queries' },
   '/v1/streaming/destinations': {
