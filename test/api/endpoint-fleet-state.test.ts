@@ -1,6 +1,7 @@
 // An endpoint's own views (GET /v1/endpoints, GET /v1/endpoints/:id) carry its fleet state and fleet membership by
 // the same rule as the fleet views (GET /v1/fleet/endpoints state and inFleet filter), so that no client works the
-// rule out for itself: checked on a seeded fleet with every fleet state.
+// rule out for itself (the fleet summary's per-state membership agrees): checked on a seeded fleet with every fleet
+// state.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api';
@@ -66,6 +67,13 @@ describe("an endpoint's fleet state in its own views", () => {
     const doc = (await call(api.baseUrl, 'GET', '/docs/openapi.json')).body;
     const documented = doc.components.schemas.EndpointViewDto.properties.fleetState.enum as string[];
     expect([...byState.keys()].sort()).toEqual([...documented].sort());
+    // The summary's per-state membership is the endpoints' own.
+    const summary = (await call(api.baseUrl, 'GET', '/v1/fleet/summary', { token: api.adminToken })).body;
+    for (const s of summary.states as Array<{ state: string; inFleet: boolean }>) {
+      const inState = endpoints.filter((e) => e.fleetState === s.state);
+      expect(inState.length, s.state).toBeGreaterThan(0);
+      for (const e of inState) expect(e.inFleet, `${s.state}: ${e.hostname}`).toBe(s.inFleet);
+    }
     for (const [state, id] of byState) {
       const one = await call(api.baseUrl, 'GET', `/v1/endpoints/${id}`, { token: api.adminToken });
       expect(one.body, state).toMatchObject({ id, fleetState: state, inFleet: members.has(id) });

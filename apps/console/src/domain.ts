@@ -9,9 +9,6 @@ type Rollout = Schemas['RolloutDto'];
 export const FLEET_STATES = SCHEMA_ENUMS['FleetPageDto.items.state'];
 export type FleetState = (typeof FLEET_STATES)[number];
 
-/** States of endpoints that are not live members of the fleet (shown only when some endpoint is in one). */
-export const OUTSIDE_FLEET: readonly FleetState[] = ['pending approval', 'revoked', 'rejected', 'retired'];
-
 // The counts of the rollout's own revision in a ring (other revisions still served there are left out).
 export function ringCounts(rollout: Rollout, ring: Rollout['rings'][number]) {
   const mine = ring.versions.find((v) => v.releaseId === rollout.release.id || v.revision === rollout.release.revision);

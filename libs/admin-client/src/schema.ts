@@ -6425,6 +6425,8 @@ export interface components {
             /** @description Every fleet state */
             states: {
                 count: number;
+                /** @description Endpoints in this state are members of their fleet (false: pending approval, revoked, rejected, retired) */
+                inFleet: boolean;
                 /** @enum {string} */
                 state: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
             }[];

@@ -43,6 +43,9 @@ export function inFleetOf(e: Pick<FleetStateInput, 'admission' | 'revokedAt'>): 
   return e.admission === 'active' && !e.revokedAt;
 }
 
+/** The fleet states of endpoints outside the fleet (not admitted, or revoked); every other state is a member's. */
+export const OUTSIDE_FLEET_STATES: readonly FleetState[] = ['pending approval', 'revoked', 'rejected', 'retired'];
+
 /** The same rule in SQL over `endpoints` aliased `e`. */
 export const IN_FLEET_SQL = `(e.admission = 'active' AND e.revoked_at IS NULL)`;
 
