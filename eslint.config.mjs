@@ -75,6 +75,7 @@ export default tseslint.config(
       'coverage/**',
       '**/*.cjs',
       'libs/admin-client/src/schema.ts',
+      'libs/admin-client/src/enums.ts',
       'apps/cli/bin/**',
     ],
   },

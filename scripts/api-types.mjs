@@ -1,11 +1,17 @@
 // `npm run api-types`: dumps the API's OpenAPI document (built API, `npm run build` first) to
-// libs/admin-client/openapi.json and generates the admin client's types libs/admin-client/src/schema.ts (used by the
-// CLI and the console). `--check` writes nothing and exits 1 when the committed files differ from what the API serves.
+// libs/admin-client/openapi.json and generates the admin client's types libs/admin-client/src/schema.ts and its
+// enumerations' values libs/admin-client/src/enums.ts (used by the CLI and the console). `--check` writes nothing and
+// exits 1 when the committed files differ from what the API serves.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { root } from './lib.mjs';
-import { GENERATED, openApiDocumentText, openApiTypes } from '../libs/admin-client/scripts/openapi-types.mjs';
+import {
+  GENERATED,
+  openApiDocumentText,
+  openApiEnums,
+  openApiTypes,
+} from '../libs/admin-client/scripts/openapi-types.mjs';
 
 const require = createRequire(import.meta.url);
 const check = process.argv.includes('--check');
@@ -25,6 +31,7 @@ try {
 const files = {
   [GENERATED.document]: openApiDocumentText(doc),
   [GENERATED.types]: await openApiTypes(doc),
+  [GENERATED.enums]: openApiEnums(doc),
 };
 let stale = false;
 for (const [rel, text] of Object.entries(files)) {

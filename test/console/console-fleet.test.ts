@@ -125,6 +125,12 @@ describe('fleet console', () => {
     await emptyRow.getByText('no endpoints').waitFor();
     await shot(page, 'overview-attention');
 
+    // States outside the fleet show only when some endpoint is in one (the API's per-state membership): the seed has
+    // pending approvals and revoked endpoints, no rejected or retired ones.
+    const byState = page.getByRole('list', { name: 'Endpoints by state' });
+    await byState.getByRole('link', { name: /^\d+ pending approval$/ }).waitFor();
+    expect(await byState.getByRole('link', { name: /^\d+ (rejected|retired)$/ }).count()).toBe(0);
+
     // Every state count and every group/version count lands on that many endpoints.
     const targets: Array<{ name: string; locate: () => ReturnType<Page['getByRole']> }> = [];
     for (const s of ['applied', 'failed', 'drifted', 'stale', 'never checked in', 'pending', 'revoked']) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST, FIRST_SCREEN_BUDGET, measure } from '../../apps/console/scripts/bundle-size.mjs';
-import { GENERATED, openApiTypes } from '../../libs/admin-client/scripts/openapi-types.mjs';
+import { GENERATED, openApiEnums, openApiTypes } from '../../libs/admin-client/scripts/openapi-types.mjs';
 import { startTestApi, type TestApi } from '../support/api';
 import { call } from '../support/http';
 
@@ -96,6 +96,7 @@ describe('console static serving', () => {
     const committed = readFileSync(path.join(root, GENERATED.types), 'utf8');
     const message = `${GENERATED.types} is stale: run npm run build && npm run api-types`;
     expect(await openApiTypes(served.body), message).toBe(committed);
+    expect(openApiEnums(served.body), message).toBe(readFileSync(path.join(root, GENERATED.enums), 'utf8'));
     expect(JSON.parse(readFileSync(path.join(root, GENERATED.document), 'utf8')), message).toEqual(served.body);
   });
 });

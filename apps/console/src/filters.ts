@@ -1,8 +1,7 @@
 // The filters of the console's lists: each filter form's fields, keyed by the API route's filters (its query
 // parameters from the OpenAPI document, minus paging and format), and one table naming every list route of the
 // document with what the console offers for it. A filter the API adds fails the type check here until a form has it.
-import type { FilterName, ListPath, PathsWith, QueryParams } from '@hookwarden/admin-client';
-import { allOf } from './components/pick-list';
+import { type FilterName, type ListPath, type PathsWith, QUERY_ENUMS } from '@hookwarden/admin-client';
 import { type HOOK_FILTERS, type HookFilter } from './inventory';
 
 /** How a form offers a filter: enumerated ones as pick lists (`pick`, `bool`, `group`), never as free text. */
@@ -42,76 +41,9 @@ export const HOOK_RUN_FILTERS = [
 export type HookRunFilter = (typeof HOOK_RUN_FILTERS)[number]['key'];
 const hookRunsComplete: Exhaustive<'/v1/hook-runs', HookRunFilter> = true;
 
-type AuditQuery = QueryParams<'GET', '/v1/audit-log'>;
-/** Every audit action the API filters by (the compiler checks the list is all of them). */
-export const AUDIT_ACTIONS = allOf<NonNullable<AuditQuery['action']>>()([
-  'group.create',
-  'group.update',
-  'group.delete',
-  'group.audit_settings.update',
-  'policy.create',
-  'policy.update',
-  'policy.move',
-  'policy.delete',
-  'policy.version.create',
-  'release.create',
-  'release.advance',
-  'release.pause',
-  'release.auto_pause',
-  'release.resume',
-  'release.abort',
-  'release.promote',
-  'release.shadow_abort',
-  'endpoint.enroll',
-  'endpoint.reenroll',
-  'endpoint.enroll_pending',
-  'endpoint.key_migrate',
-  'endpoint.revoke',
-  'endpoint.move',
-  'endpoint.approve',
-  'endpoint.reject',
-  'endpoint.readmit',
-  'endpoint.retire',
-  'enrollment_secret.create',
-  'enrollment_secret.revoke',
-  'signing_key.create',
-  'signing_key.activate',
-  'signing_key.retire',
-  'token.create',
-  'token.create_personal',
-  'token.bootstrap',
-  'token.revoke',
-  'session.create',
-  'session.refuse',
-  'session.role_change',
-  'session.revoke',
-  'inventory.deny_hash',
-  'inventory.undeny_hash',
-  'hook_runs.partition.drop',
-  'stream_destination.create',
-  'stream_destination.update',
-  'stream_destination.delete',
-  'stream_destination.rotate_secret',
-  'stream_destination.replay',
-  'alert_rule.create',
-  'alert_rule.update',
-  'alert_rule.delete',
-]);
-/** Every audit target type. */
-export const AUDIT_TARGET_TYPES = allOf<NonNullable<AuditQuery['targetType']>>()([
-  'group',
-  'policy',
-  'release',
-  'endpoint',
-  'enrollment_secret',
-  'signing_key',
-  'token',
-  'session',
-  'hook_hash',
-  'hook_runs_partition',
-  'stream_destination',
-  'alert_rule',
-]);
+/** Every audit action and target type the API filters by (generated from the document). */
+export const AUDIT_ACTIONS = QUERY_ENUMS['/v1/audit-log'].action;
+export const AUDIT_TARGET_TYPES = QUERY_ENUMS['/v1/audit-log'].targetType;
 
 /** Every filter of GET /v1/audit-log, in form order; enumerated ones with their values. */
 export const AUDIT_FILTERS = [
@@ -189,20 +121,11 @@ export const INVENTORY_SCOPE_FILTERS = ['groupId', 'endpointId'] as const;
 const pluginsComplete: Exhaustive<'/v1/inventory/plugins', (typeof INVENTORY_SCOPE_FILTERS)[number]> = true;
 const invFindingsComplete: Exhaustive<'/v1/inventory/findings', (typeof INVENTORY_SCOPE_FILTERS)[number]> = true;
 
-type AlertQuery = QueryParams<'GET', '/v1/alerts'>;
 /** The states of an alert (the streaming page's filter). */
-export const ALERT_STATES = allOf<NonNullable<AlertQuery['state']>>()(['firing', 'resolved']);
+export const ALERT_STATES = QUERY_ENUMS['/v1/alerts'].state;
 
-type FindingQuery = QueryParams<'GET', '/v1/findings'>;
 /** Every kind of integrity finding. */
-export const FINDING_KINDS = allOf<NonNullable<FindingQuery['kind']>>()([
-  'missing_range',
-  'broken_link',
-  'dropped',
-  'quarantined',
-  'unserved_revision',
-  'duplicate_machine_id',
-]);
+export const FINDING_KINDS = QUERY_ENUMS['/v1/findings'].kind;
 /** The filters of the Overview's findings panel. */
 export const FINDING_FILTERS = {
   kind: 'pick',
@@ -211,9 +134,8 @@ export const FINDING_FILTERS = {
   includeResolved: 'bool',
 } as const satisfies Record<FilterName<'/v1/findings'>, FilterKind>;
 
-type TopKind = QueryParams<'GET', '/v1/hook-runs/top'>['kind'];
 /** The two rankings of GET /v1/hook-runs/top. */
-export const TOP_KINDS = allOf<TopKind>()(['failing', 'blocking']);
+export const TOP_KINDS = QUERY_ENUMS['/v1/hook-runs/top'].kind;
 
 /** The filters of the groups page and of the policies page. */
 export const GROUP_FILTERS = { namePrefix: 'text' } as const satisfies Record<FilterName<'/v1/groups'>, FilterKind>;
@@ -222,21 +144,9 @@ export const POLICY_FILTERS = { namePrefix: 'text', groupId: 'group' } as const 
   FilterKind
 >;
 
-type EndpointQuery = QueryParams<'GET', '/v1/endpoints'>;
 /** Every endpoint state and admission the endpoints list filters by. */
-export const ENDPOINT_STATES = allOf<NonNullable<EndpointQuery['state']>>()([
-  'pending',
-  'applied',
-  'failed',
-  'drifted',
-  'revoked',
-]);
-export const ENDPOINT_ADMISSIONS = allOf<NonNullable<EndpointQuery['admission']>>()([
-  'active',
-  'pending',
-  'rejected',
-  'retired',
-]);
+export const ENDPOINT_STATES = QUERY_ENUMS['/v1/endpoints'].state;
+export const ENDPOINT_ADMISSIONS = QUERY_ENUMS['/v1/endpoints'].admission;
 /** The platforms an agent reports (the API takes any string; these are the ones there are). */
 export const PLATFORMS = ['linux', 'darwin', 'win32'] as const;
 
@@ -288,7 +198,10 @@ export const CONSOLE_LISTS = {
   '/v1/fleet/endpoints': { page: '/endpoints', filters: FLEET_FILTER_KINDS },
   '/v1/saved-views': { page: '/endpoints', filters: { kind: 'pick' } },
   '/v1/tokens': { notListed: 'people’s API tokens are managed with the CLI (hookwarden tokens)' },
-  '/v1/sessions': { notListed: 'SSO sessions are listed by the API only; a person signs out from the console' },
+  '/v1/sessions': {
+    notListed:
+      'SSO sessions are listed and revoked with the CLI (hookwarden sessions); a person signs out from the console',
+  },
   '/v1/streaming/destinations': { page: '/streaming', filters: {} },
   '/v1/alerts': { page: '/streaming', filters: { state: 'pick' } },
   '/v1/alerts/rules': { notListed: 'alert rules are managed with the API and the CLI (hookwarden alerts rules)' },

@@ -1,45 +1,11 @@
-// The console's pure rules: fleet states, ring counts, the enroll command, file encoding, checkpoint signatures.
+// The console's pure rules: ring counts, the enroll command, file encoding, checkpoint signatures.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Schemas } from '../src/api/client';
 import { canonicalJson } from '@hookwarden/hook-core/browser';
 import { type Checkpoint, checkSignature } from '../src/checkpoint';
-import { enrollCommand, fleetState, inFleet, ringCounts, STALE_AFTER_MS } from '../src/domain';
+import { enrollCommand, ringCounts } from '../src/domain';
 import { asText, fileFromBytes, fromBase64, octal, toBase64 } from '../src/files';
-
-describe('fleetState', () => {
-  const now = Date.parse('2026-12-01T12:00:00Z');
-  const seen = (msAgo: number) => new Date(now - msAgo).toISOString();
-  it('derives revoked, never checked in and stale before the reported state', () => {
-    expect(fleetState({ state: 'revoked', lastSeenAt: seen(0) }, now)).toBe('revoked');
-    expect(fleetState({ state: 'applied', lastSeenAt: null }, now)).toBe('never checked in');
-    expect(fleetState({ state: 'applied', lastSeenAt: seen(STALE_AFTER_MS + 1) }, now)).toBe('stale');
-    expect(fleetState({ state: 'failed', lastSeenAt: seen(STALE_AFTER_MS - 1) }, now)).toBe('failed');
-    expect(fleetState({ state: 'drifted', lastSeenAt: seen(1000) }, now)).toBe('drifted');
-    expect(fleetState({ state: 'pending', lastSeenAt: seen(1000) }, now)).toBe('pending');
-  });
-
-  it('puts the enrollment decision first: rejected and retired are final, then revoked, then pending approval', () => {
-    const e = { state: 'applied', lastSeenAt: seen(1000) };
-    expect(fleetState({ ...e, admission: 'active' }, now)).toBe('applied');
-    expect(fleetState({ ...e, admission: 'pending' }, now)).toBe('pending approval');
-    expect(fleetState({ ...e, admission: 'rejected' }, now)).toBe('rejected');
-    expect(fleetState({ ...e, state: 'revoked', admission: 'retired' }, now)).toBe('retired');
-    expect(fleetState({ ...e, state: 'revoked', admission: 'pending' }, now)).toBe('revoked');
-    expect(fleetState({ state: 'pending', lastSeenAt: null, admission: 'pending' }, now)).toBe('pending approval');
-  });
-});
-
-describe('inFleet', () => {
-  it('counts admitted endpoints that are not revoked', () => {
-    const e = { state: 'applied', lastSeenAt: null };
-    expect(inFleet(e)).toBe(true);
-    expect(inFleet({ ...e, admission: 'active' })).toBe(true);
-    expect(inFleet({ ...e, state: 'revoked', admission: 'active' })).toBe(false);
-    for (const admission of ['pending', 'rejected', 'retired'] as const)
-      expect(inFleet({ ...e, admission })).toBe(false);
-  });
-});
 
 describe('ringCounts', () => {
   it("counts the rollout's own revision and sums the others", () => {

@@ -9,6 +9,7 @@ const HEADER =
 export const GENERATED = {
   document: 'libs/admin-client/openapi.json',
   types: 'libs/admin-client/src/schema.ts',
+  enums: 'libs/admin-client/src/enums.ts',
 };
 
 // The TypeScript source of `paths`, `components` and `operations` for a document.
@@ -21,4 +22,62 @@ export async function openApiTypes(doc) {
 // The committed text of the document itself (2-space JSON and a final newline).
 export function openApiDocumentText(doc) {
   return JSON.stringify(doc, null, 2) + '\n';
+}
+
+// The values of an enumerated schema (through $ref, array items, and a nullable anyOf); null when it has none.
+function enumValues(schema, deref, depth = 0) {
+  const s = deref(schema);
+  if (!s || typeof s !== 'object' || depth > 20) return null;
+  if (Array.isArray(s.enum)) return s.enum.every((v) => typeof v === 'string') ? s.enum : null;
+  if (s.type === 'array') return enumValues(s.items, deref, depth + 1);
+  const alternatives = (s.anyOf ?? []).map((a) => enumValues(a, deref, depth + 1)).filter((e) => e !== null);
+  return alternatives.length === 1 ? alternatives[0] : null;
+}
+
+// The TypeScript source of the document's enumerations as values: QUERY_ENUMS (every enumerated query parameter of a
+// GET route, by path and name) and SCHEMA_ENUMS (every enumerated property of a component schema, by
+// `Schema.property`, array items and nested objects walked through; union branches are not), so that the CLI and
+// the console take their pick lists and checks from the document instead of restating them.
+export function openApiEnums(doc) {
+  const schemas = doc.components?.schemas ?? {};
+  const deref = (s, depth = 0) =>
+    s && typeof s.$ref === 'string' && depth < 20 ? deref(schemas[s.$ref.split('/').pop()], depth + 1) : s;
+  const query = {};
+  for (const [path, ops] of Object.entries(doc.paths ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const p of ops.get?.parameters ?? []) {
+      const values = p.in === 'query' ? enumValues(p.schema, deref) : null;
+      if (values) (query[path] ??= {})[p.name] = values;
+    }
+  }
+  const named = {};
+  const walk = (schema, at, depth) => {
+    if (!schema || typeof schema !== 'object' || schema.$ref || depth > 12) return;
+    const values = enumValues(schema, deref);
+    if (values && depth > 0) {
+      named[at] = values;
+      return;
+    }
+    if (schema.type === 'array') return walk(schema.items, at, depth + 1);
+    for (const alt of schema.anyOf ?? []) if (alt.type !== 'null') walk(alt, at, depth + 1);
+    for (const [name, prop] of Object.entries(schema.properties ?? {})) walk(prop, `${at}.${name}`, depth + 1);
+  };
+  for (const name of Object.keys(schemas).sort()) walk(schemas[name], name, 0);
+  // Objects one key a line, each list of values on one line.
+  const text = (value, indent = '') =>
+    Array.isArray(value)
+      ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]`
+      : `{\n${Object.entries(value)
+          .map(
+            ([k, v]) =>
+              `${indent}  ${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${text(v, `${indent}  `)},\n`,
+          )
+          .join('')}${indent}}`;
+  return (
+    HEADER +
+    '\n/** The values of every enumerated query parameter of a GET route, by path and parameter name. */\n' +
+    `export const QUERY_ENUMS = ${text(query)} as const;\n` +
+    '\n/** The values of every enumerated property of a component schema, by `Schema.property` (array items and\n' +
+    ' * nested objects walked through, union branches not). */\n' +
+    `export const SCHEMA_ENUMS = ${text(named)} as const;\n`
+  );
 }

@@ -17,6 +17,7 @@ export {
   networkReason,
   type Diagnostic,
 } from './errors';
+export { QUERY_ENUMS, SCHEMA_ENUMS } from './enums';
 export { listRoutes, type ListRoute } from './list-routes';
 export { NOT_FILTERS } from './types';
 export type {

@@ -5457,6 +5457,11 @@ export interface components {
                  */
                 enrolledAt: string;
                 /**
+                 * @description The fleet state, by the rule the fleet views count and filter with: rejected, retired, revoked, pending approval, never checked in, stale (silent for more than 24 h), else its reported applied/failed/drifted (anything else pending)
+                 * @enum {string}
+                 */
+                fleetState: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
+                /**
                  * Format: uuid
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
@@ -5468,6 +5473,8 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 id: string;
+                /** @description A live member of its group's fleet (admitted and not revoked): what group counts cover */
+                inFleet: boolean;
                 /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
                 keyId: string | null;
                 /**
@@ -5574,6 +5581,11 @@ export interface components {
                  */
                 enrolledAt: string;
                 /**
+                 * @description The fleet state, by the rule the fleet views count and filter with: rejected, retired, revoked, pending approval, never checked in, stale (silent for more than 24 h), else its reported applied/failed/drifted (anything else pending)
+                 * @enum {string}
+                 */
+                fleetState: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
+                /**
                  * Format: uuid
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
@@ -5585,6 +5597,8 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 id: string;
+                /** @description A live member of its group's fleet (admitted and not revoked): what group counts cover */
+                inFleet: boolean;
                 /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
                 keyId: string | null;
                 /**
@@ -5771,6 +5785,11 @@ export interface components {
                  */
                 enrolledAt: string;
                 /**
+                 * @description The fleet state, by the rule the fleet views count and filter with: rejected, retired, revoked, pending approval, never checked in, stale (silent for more than 24 h), else its reported applied/failed/drifted (anything else pending)
+                 * @enum {string}
+                 */
+                fleetState: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
+                /**
                  * Format: uuid
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
@@ -5782,6 +5801,8 @@ export interface components {
                  * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
                  */
                 id: string;
+                /** @description A live member of its group's fleet (admitted and not revoked): what group counts cover */
+                inFleet: boolean;
                 /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
                 keyId: string | null;
                 /**
@@ -5889,6 +5910,11 @@ export interface components {
              */
             enrolledAt: string;
             /**
+             * @description The fleet state, by the rule the fleet views count and filter with: rejected, retired, revoked, pending approval, never checked in, stale (silent for more than 24 h), else its reported applied/failed/drifted (anything else pending)
+             * @enum {string}
+             */
+            fleetState: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
+            /**
              * Format: uuid
              * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
@@ -5900,6 +5926,8 @@ export interface components {
              * @example 3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b
              */
             id: string;
+            /** @description A live member of its group's fleet (admitted and not revoked): what group counts cover */
+            inFleet: boolean;
             /** @description The endpoint's own key (`ek1:…`); null while it uses a legacy credential */
             keyId: string | null;
             /**
@@ -6397,6 +6425,8 @@ export interface components {
             /** @description Every fleet state */
             states: {
                 count: number;
+                /** @description Endpoints in this state are members of their fleet (false: pending approval, revoked, rejected, retired) */
+                inFleet: boolean;
                 /** @enum {string} */
                 state: "applied" | "failed" | "drifted" | "stale" | "never checked in" | "pending" | "pending approval" | "revoked" | "rejected" | "retired";
             }[];

@@ -2,6 +2,7 @@
 import { createZodDto } from '../common/zod-dto';
 import { z } from 'zod';
 import { cursorParam, limitParam, queryText, uuidParam } from '../common/query';
+import { FLEET_STATES } from '../fleet/fleet-state';
 import { ADMISSIONS } from './admission';
 
 /** What the API keeps of an endpoint's last status report: when, its errors and its managed files' digests. */
@@ -59,6 +60,16 @@ export const endpointViewSchema = z.object({
       'The policy/bundle contract its agent last reported (null: an agent from before contract reporting, or no status yet; counted as contract 1)',
     ),
   state: z.string().describe('pending | applied | failed | drifted | revoked'),
+  fleetState: z
+    .enum(FLEET_STATES)
+    .describe(
+      'The fleet state, by the rule the fleet views count and filter with: rejected, retired, revoked, pending ' +
+        'approval, never checked in, stale (silent for more than 24 h), else its reported applied/failed/drifted ' +
+        '(anything else pending)',
+    ),
+  inFleet: z
+    .boolean()
+    .describe("A live member of its group's fleet (admitted and not revoked): what group counts cover"),
   enrolledAt: z.iso.datetime(),
   lastSeenAt: z.iso.datetime().nullable().describe('Last check-in (status report)'),
   revokedAt: z.iso.datetime().nullable().describe('Set while revoked; only an admin re-admission clears it'),

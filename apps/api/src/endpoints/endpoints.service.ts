@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ApiError } from '../common/api-error';
 import { signCursor, verifyCursor } from '../common/cursor';
 import { isoTime } from '../common/query';
+import { fleetStateOf, inFleetOf } from '../fleet/fleet-state';
 import { BundleEventsService } from '../releases/bundle-events.service';
 import type { Admission, AdmissionAction } from './admission';
 import { type EndpointDecision, type EndpointView, readLastStatus } from './endpoints.dto';
@@ -68,6 +69,8 @@ export class EndpointsService {
       agentVersion: row.agentVersion,
       contractVersion: row.contractVersion,
       state: row.revokedAt ? 'revoked' : row.state,
+      fleetState: fleetStateOf(row, Date.now()),
+      inFleet: inFleetOf(row),
       enrolledAt: row.enrolledAt.toISOString(),
       lastSeenAt: row.lastSeenAt?.toISOString() ?? null,
       revokedAt: row.revokedAt?.toISOString() ?? null,

@@ -38,6 +38,17 @@ export function fleetStateOf(e: FleetStateInput, now: number): FleetState {
   return 'pending';
 }
 
+// Whether an endpoint is a live member of its group's fleet (what group counts cover): admitted and not revoked.
+export function inFleetOf(e: Pick<FleetStateInput, 'admission' | 'revokedAt'>): boolean {
+  return e.admission === 'active' && !e.revokedAt;
+}
+
+/** The fleet states of endpoints outside the fleet (not admitted, or revoked); every other state is a member's. */
+export const OUTSIDE_FLEET_STATES: readonly FleetState[] = ['pending approval', 'revoked', 'rejected', 'retired'];
+
+/** The same rule in SQL over `endpoints` aliased `e`. */
+export const IN_FLEET_SQL = `(e.admission = 'active' AND e.revoked_at IS NULL)`;
+
 // The same rule in SQL over `endpoints` aliased `e`, `staleBefore` the placeholder of the stale cut-off time.
 export function fleetStateSql(staleBefore: string): string {
   return `(CASE WHEN e.admission IN ('rejected', 'retired') THEN e.admission

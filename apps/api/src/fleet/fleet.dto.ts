@@ -141,7 +141,19 @@ export class AttentionDto extends createZodDto(attentionSchema) {}
 export type Attention = z.infer<typeof attentionSchema>;
 
 export const fleetSummarySchema = z.object({
-  states: z.array(z.object({ state: z.enum(FLEET_STATES), count: z.number().int() })).describe('Every fleet state'),
+  states: z
+    .array(
+      z.object({
+        state: z.enum(FLEET_STATES),
+        count: z.number().int(),
+        inFleet: z
+          .boolean()
+          .describe(
+            'Endpoints in this state are members of their fleet (false: pending approval, revoked, rejected, retired)',
+          ),
+      }),
+    )
+    .describe('Every fleet state'),
   groups: z
     .array(
       z.object({

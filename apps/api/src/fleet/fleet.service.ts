@@ -10,7 +10,7 @@ import { EndpointsService } from '../endpoints/endpoints.service';
 import type { Attention, BulkResult, FleetEndpoint, FleetPage, FleetSummary, ListFleetQuery } from './fleet.dto';
 import { FleetRepository, type NamedEndpointRow } from './fleet.repository';
 import type { FleetKey, FleetRow } from './fleet.sql';
-import { FLEET_STATES, type FleetState, type SortColumn } from './fleet-state';
+import { FLEET_STATES, type FleetState, OUTSIDE_FLEET_STATES, type SortColumn } from './fleet-state';
 
 /** A cursor position: the sort value as PostgreSQL prints it (bounded) and the row's id. */
 const fleetKey = z.object({ v: z.string().max(400), id: z.guid() }).strict();
@@ -133,7 +133,11 @@ export class FleetService {
       groups.set(r.id, g);
     }
     return {
-      states: FLEET_STATES.map((state) => ({ state, count: states.get(state) ?? 0 })),
+      states: FLEET_STATES.map((state) => ({
+        state,
+        count: states.get(state) ?? 0,
+        inFleet: !OUTSIDE_FLEET_STATES.includes(state),
+      })),
       groups: [...groups.values()],
     };
   }

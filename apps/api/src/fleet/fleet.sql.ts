@@ -1,7 +1,7 @@
 // SQL of the fleet-wide endpoints list: filters, the sort column and its keyset position, as one parameterised query.
 import { containsPattern, SqlParams } from '../hook-runs/hook-runs.sql';
 import type { FleetFilters } from './fleet.dto';
-import { fleetStateSql, SORT_COLUMNS, type SortColumn, STALE_AFTER_MS } from './fleet-state';
+import { fleetStateSql, IN_FLEET_SQL, SORT_COLUMNS, type SortColumn, STALE_AFTER_MS } from './fleet-state';
 
 /** A keyset position: the sort value of the last row shown (as PostgreSQL prints it) and its id. */
 export interface FleetKey {
@@ -54,8 +54,8 @@ function conditions(f: FleetFilters, p: SqlParams, state: () => string): string[
   if (f.appliedRevision !== undefined) w.push(`e.applied_revision = ${p.bind(f.appliedRevision, 'int')}`);
   if (f.appliedVersion === 'none') w.push('pv.number IS NULL');
   else if (f.appliedVersion !== undefined) w.push(`pv.number = ${p.bind(f.appliedVersion, 'int')}`);
-  if (f.inFleet === true) w.push(`(e.admission = 'active' AND e.revoked_at IS NULL)`);
-  if (f.inFleet === false) w.push(`(e.admission <> 'active' OR e.revoked_at IS NOT NULL)`);
+  if (f.inFleet === true) w.push(IN_FLEET_SQL);
+  if (f.inFleet === false) w.push(`NOT ${IN_FLEET_SQL}`);
   if (f.hasFindings === true) w.push('f.open > 0');
   if (f.hasFindings === false) w.push('f.open IS NULL');
   if (f.seenAfter) w.push(`e.last_seen_at >= ${p.bind(f.seenAfter, 'timestamptz')}`);

@@ -1,6 +1,6 @@
 // The fleet console's pure rules: the fleet state of an endpoint and how a search text is read.
 import { describe, expect, it } from 'vitest';
-import { fleetStateOf, STALE_AFTER_MS } from '../../src/fleet/fleet-state';
+import { fleetStateOf, inFleetOf, OUTSIDE_FLEET_STATES, STALE_AFTER_MS } from '../../src/fleet/fleet-state';
 import { searchTerms } from '../../src/search/search-terms';
 
 const NOW = Date.UTC(2026, 11, 2, 12);
@@ -22,6 +22,27 @@ describe('fleetStateOf', () => {
     [{ admission: 'retired' }, 'retired'],
   ])('%j → %s', (over, want) => {
     expect(fleetStateOf({ ...base, ...over }, NOW)).toBe(want);
+  });
+});
+
+describe('inFleetOf', () => {
+  it('counts admitted endpoints that are not revoked', () => {
+    expect(inFleetOf(base)).toBe(true);
+    expect(inFleetOf({ ...base, revokedAt: new Date(NOW) })).toBe(false);
+    for (const admission of ['pending', 'rejected', 'retired']) expect(inFleetOf({ ...base, admission })).toBe(false);
+  });
+
+  it('agrees with the fleet states outside the fleet, for every combination of the columns', () => {
+    let n = 0;
+    for (const admission of ['active', 'pending', 'rejected', 'retired'])
+      for (const revokedAt of [null, new Date(NOW)])
+        for (const lastSeenAt of [null, new Date(NOW - 1000), new Date(NOW - STALE_AFTER_MS - 1)])
+          for (const state of ['applied', 'failed', 'drifted', 'pending']) {
+            const e = { admission, revokedAt, lastSeenAt, state };
+            expect(inFleetOf(e), JSON.stringify(e)).toBe(!OUTSIDE_FLEET_STATES.includes(fleetStateOf(e, NOW)));
+            n++;
+          }
+    expect(n).toBe(96);
   });
 });
 

@@ -48,6 +48,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: () => (require('../commands/endpoints') as typeof import('../commands/endpoints')).registerEndpointCommands,
   },
   {
+    names: ['fleet'],
+    load: () => (require('../commands/fleet') as typeof import('../commands/fleet')).registerFleetCommands,
+  },
+  {
     names: ['enrollment-secrets'],
     load: () =>
       (require('../commands/enrollment-secrets') as typeof import('../commands/enrollment-secrets'))
@@ -56,6 +60,10 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   {
     names: ['tokens', 'token'],
     load: () => (require('../commands/tokens') as typeof import('../commands/tokens')).registerTokenCommands,
+  },
+  {
+    names: ['sessions', 'session'],
+    load: () => (require('../commands/sessions') as typeof import('../commands/sessions')).registerSessionCommands,
   },
   {
     names: ['signing-keys'],

@@ -1,7 +1,7 @@
 // `hookwarden endpoints approve|reject|readmit <id>`: an admin's decisions on enrollments (a pending duplicate
 // machine id approved or rejected, a revoked endpoint re-admitted), and the admission columns of `endpoints list`.
 import type { Command } from 'commander';
-import type { Schemas } from '@hookwarden/admin-client';
+import { QUERY_ENUMS, type Schemas } from '@hookwarden/admin-client';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
@@ -10,8 +10,8 @@ import { isUuid } from '../cli/parse';
 /** An endpoint as the API shows it (the admission part is what these commands print). */
 export type AdmissionView = Schemas['EndpointViewDto'];
 
-/** The values `endpoints list --admission` takes. */
-export const ADMISSIONS = ['active', 'pending', 'rejected', 'retired'] as const;
+/** The values `endpoints list --admission` takes (from the document). */
+export const ADMISSIONS = QUERY_ENUMS['/v1/endpoints'].admission;
 
 // The endpoints list's admission columns: the decision, and for a duplicate the endpoint it duplicates.
 export function admissionColumns<T extends AdmissionView>() {

@@ -2,7 +2,14 @@
 // parameters from the OpenAPI document, minus paging and format): a filter the API adds and no table names fails the
 // type check, and `filterOptions`/`filterQuery` turn a table into the command's options and the request's query.
 import { type Command, Option } from 'commander';
-import type { FilterName, ListPath, PathsWith, QueryParams } from '@hookwarden/admin-client';
+import {
+  type FilterName,
+  type ListPath,
+  type PathsWith,
+  QUERY_ENUMS,
+  type QueryParams,
+  SCHEMA_ENUMS,
+} from '@hookwarden/admin-client';
 import { type ApiClient } from '../client/api-client';
 import { resolveGroup } from '../client/resolve';
 import { CliError } from '../cli/errors';
@@ -18,6 +25,8 @@ export type FilterSpec =
       check?: (text: string, flag: string) => string;
       /** The value is a group id or name, resolved to the id. */
       group?: true;
+      /** The value is comma-separated group ids or names, each resolved to its id. */
+      groups?: true;
     }
   | {
       /** A switch: present sends `true`; `off` names the switch that sends `false`. */
@@ -103,14 +112,32 @@ export async function filterQuery<P extends PathsWith<'GET'>>(
       const off = spec.off ? given[attributeOf(spec.off.flag)] : undefined;
       out[name] = value ? 'true' : off ? 'false' : undefined;
     } else if (typeof value === 'string') {
-      if (spec.group) groups.push([name, value]);
+      if (spec.group || spec.groups) groups.push([name, value]);
       else out[name] = spec.check ? spec.check(value, longFlag(spec.flag)) : value;
     } else out[name] = undefined;
   }
-  for (const [name, ref] of groups) out[name] = (await resolveGroup(await rt.client(), ref)).id;
+  for (const [name, ref] of groups) {
+    const spec = (table as Record<string, FilterSpec>)[name]!;
+    const refs = 'groups' in spec && spec.groups ? ref.split(',').map((r) => r.trim()) : [ref];
+    const ids: string[] = [];
+    for (const r of refs.filter((r) => r !== '')) ids.push((await resolveGroup(await rt.client(), r)).id);
+    out[name] = ids.join(',');
+  }
   // Each value was checked against the filter's rule above; the API validates it again.
   return out as FilterQuery<P>;
 }
+
+/** Layers and trust statuses of the inventory filters (generated from the document, like every list below). */
+export const LAYERS = QUERY_ENUMS['/v1/inventory/hooks'].layer;
+export const TRUST = QUERY_ENUMS['/v1/inventory/hooks'].trust;
+const ENDPOINT_STATES = QUERY_ENUMS['/v1/endpoints'].state;
+const TOKEN_ROLES = QUERY_ENUMS['/v1/tokens'].role;
+const FINDING_KINDS = QUERY_ENUMS['/v1/findings'].kind;
+const ALERT_STATES = QUERY_ENUMS['/v1/alerts'].state;
+const TARGET_TYPES = QUERY_ENUMS['/v1/audit-log'].targetType;
+const FLEET_STATES = SCHEMA_ENUMS['FleetPageDto.items.state'];
+const FLEET_SORTS = QUERY_ENUMS['/v1/fleet/endpoints'].sort;
+const FLEET_ORDERS = QUERY_ENUMS['/v1/fleet/endpoints'].order;
 
 const HOOK_RUN_FILTERS = {
   endpointId: { flag: '--endpoint <id>', help: 'endpoint id', check: uuidOf('an endpoint id (UUID)') },
@@ -146,15 +173,16 @@ const AUDIT_FILTERS = {
   action: { flag: '--action <action>', help: 'exact action, e.g. policy.version.create' },
   actionPrefix: { flag: '--action-prefix <prefix>', help: 'action prefix, e.g. group.' },
   actor: { flag: '--actor <actor>', help: 'actor id or name' },
-  targetType: { flag: '--target-type <type>', help: 'target type' },
+  targetType: {
+    flag: '--target-type <type>',
+    help: `target type: ${TARGET_TYPES.join(' | ')}`,
+    check: oneOf(TARGET_TYPES),
+  },
   targetId: { flag: '--target-id <id>', help: 'target id' },
   from: { flag: '--from <iso>', help: 'entries at or after (ISO 8601)', check: isoTime },
   to: { flag: '--to <iso>', help: 'entries before (ISO 8601)', check: isoTime },
 } as const satisfies FilterTable<'/v1/audit-log'>;
 
-/** Layers and trust statuses of the inventory filters. */
-export const LAYERS = ['system', 'user', 'project', 'session', 'plugin', 'managed'] as const;
-export const TRUST = ['managed', 'trusted', 'modified', 'untrusted', 'disabled'] as const;
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
 // A definition hash argument: sha256:<64 hex> (a bare 64-hex digest gets the prefix).
@@ -208,11 +236,11 @@ export const CLI_LISTS = {
     command: 'endpoints list',
     filters: {
       groupId: { flag: '--group <group>', help: 'only this group (id or name)', group: true },
-      state: { flag: '--state <state>', help: 'pending | applied | failed | drifted | revoked' },
+      state: { flag: '--state <state>', help: ENDPOINT_STATES.join(' | '), check: oneOf(ENDPOINT_STATES) },
       platform: { flag: '--platform <platform>', help: 'linux | darwin | win32 …' },
       admission: {
         flag: '--admission <admission>',
-        help: 'active | pending (duplicate machine ids to decide) | rejected | retired',
+        help: `${ADMISSIONS.join(' | ')} (pending: duplicate machine ids to decide)`,
         check: oneOf(ADMISSIONS),
       },
     } satisfies FilterTable<'/v1/endpoints'>,
@@ -220,7 +248,11 @@ export const CLI_LISTS = {
   '/v1/tokens': {
     command: 'tokens list',
     filters: {
-      role: { flag: '--role <role>', help: 'only tokens of this role: admin | auditor | metrics' },
+      role: {
+        flag: '--role <role>',
+        help: `only tokens of this role: ${TOKEN_ROLES.join(' | ')}`,
+        check: oneOf(TOKEN_ROLES),
+      },
       active: {
         flag: '--active',
         help: 'only live tokens',
@@ -243,7 +275,8 @@ export const CLI_LISTS = {
       groupId: { flag: '--group <group>', help: 'group (id or name)', group: true },
       kind: {
         flag: '--kind <kind>',
-        help: 'missing_range | broken_link | dropped | quarantined | unserved_revision | duplicate_machine_id',
+        help: FINDING_KINDS.join(' | '),
+        check: oneOf(FINDING_KINDS),
       },
       includeResolved: { flag: '--include-resolved', help: 'also resolved findings', switch: true },
     } satisfies FilterTable<'/v1/findings'>,
@@ -290,9 +323,56 @@ export const CLI_LISTS = {
   '/v1/me/tokens': {
     notListed: 'personal tokens are the console’s (Settings → CLI tokens); the CLI signs in with one',
   },
-  '/v1/sessions': { notListed: 'SSO sessions are the console’s; the CLI authenticates with tokens only' },
+  '/v1/sessions': {
+    command: 'sessions list',
+    filters: {
+      active: {
+        flag: '--active',
+        help: 'only live sessions',
+        switch: true,
+        off: { flag: '--ended', help: 'only ended sessions (revoked, signed out or expired)' },
+      },
+      subject: { flag: '--subject <subject>', help: "only this person's sessions (the identity provider's subject)" },
+    } satisfies FilterTable<'/v1/sessions'>,
+  },
   '/v1/fleet/endpoints': {
-    notListed: 'the console’s fleet-wide endpoints view; the CLI lists endpoints with `endpoints list`',
+    command: 'fleet endpoints',
+    filters: {
+      q: { flag: '--search <text>', help: 'part of the hostname (case-insensitive), or an endpoint id' },
+      groupId: { flag: '--group <groups>', help: 'group(s), ids or names, comma-separated', groups: true },
+      state: { flag: '--state <states>', help: `fleet state(s), comma-separated: ${FLEET_STATES.join(', ')}` },
+      platform: { flag: '--platform <platforms>', help: 'platform(s), comma-separated (linux, darwin, win32)' },
+      agentVersion: { flag: '--agent-version <versions>', help: 'agent version(s), comma-separated' },
+      admission: { flag: '--admission <admissions>', help: `admission(s), comma-separated: ${ADMISSIONS.join(', ')}` },
+      appliedRevision: { flag: '--applied-revision <n>', help: 'only endpoints at this applied revision' },
+      appliedVersion: {
+        flag: '--applied-version <n>',
+        help: 'only endpoints whose applied release is this policy version number, or `none` (nothing applied)',
+      },
+      inFleet: {
+        flag: '--in-fleet',
+        help: 'only live members of their group’s fleet (admitted, not revoked)',
+        switch: true,
+        off: {
+          flag: '--outside-fleet',
+          help: 'only endpoints outside the fleet (pending, revoked, rejected, retired)',
+        },
+      },
+      hasFindings: {
+        flag: '--has-findings',
+        help: 'only endpoints with open findings',
+        switch: true,
+        off: { flag: '--without-findings', help: 'only endpoints without open findings' },
+      },
+      seenAfter: { flag: '--seen-after <iso>', help: 'last seen at or after (ISO 8601)', check: isoTime },
+      seenBefore: {
+        flag: '--seen-before <iso>',
+        help: 'last seen before (ISO 8601; never seen counts)',
+        check: isoTime,
+      },
+      sort: { flag: '--sort <column>', help: FLEET_SORTS.join(' | '), check: oneOf(FLEET_SORTS) },
+      order: { flag: '--order <order>', help: 'asc | desc', check: oneOf(FLEET_ORDERS) },
+    } satisfies FilterTable<'/v1/fleet/endpoints'>,
   },
   '/v1/saved-views': { notListed: 'saved views are the console’s named queries' },
   '/v1/streaming/destinations': {
@@ -302,7 +382,7 @@ export const CLI_LISTS = {
   '/v1/alerts': {
     command: 'alerts list',
     filters: {
-      state: { flag: '--state <state>', help: 'firing | resolved', check: oneOf(['firing', 'resolved'] as const) },
+      state: { flag: '--state <state>', help: ALERT_STATES.join(' | '), check: oneOf(ALERT_STATES) },
     } satisfies FilterTable<'/v1/alerts'>,
   },
   '/v1/alerts/rules': { command: 'alerts rules', filters: {} satisfies FilterTable<'/v1/alerts/rules'> },

@@ -1,11 +1,15 @@
 // `hookwarden hook-runs …`: hook-run records (query with every filter, get, stats, top, export, chain findings).
 import type { Command } from 'commander';
+import { QUERY_ENUMS } from '@hookwarden/admin-client';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { isUuid, parseIntIn } from '../cli/parse';
 import { fetchPage, type PageOptions, pageOptions, runExport, shortTime } from './common';
 import { choice, CLI_LISTS, filterOptions, filterQuery, hookRunFilters } from './filters';
+
+/** The two rankings of `hook-runs top` (from the document). */
+const TOP_KINDS = QUERY_ENUMS['/v1/hook-runs/top'].kind;
 
 // Registers the `hookwarden hook-runs …` commands.
 export function registerHookRunCommands(program: Command): void {
@@ -88,11 +92,11 @@ export function registerHookRunCommands(program: Command): void {
       runs.command('top').description('The hooks failing (failed/timed out) or blocking (deny/block) most'),
       CLI_LISTS['/v1/hook-runs/top'].filters,
     )
-      .requiredOption('--kind <kind>', 'failing | blocking')
+      .requiredOption('--kind <kind>', TOP_KINDS.join(' | '))
       .option('--limit <n>', 'how many (1..100)', '10')
       .action(async (opts: { kind: string; limit: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        const kind = choice(opts.kind, ['failing', 'blocking'], '--kind must be failing or blocking');
+        const kind = choice(opts.kind, TOP_KINDS, `--kind must be ${TOP_KINDS.join(' or ')}`);
         const res = await (
           await rt.client()
         ).json('GET', '/v1/hook-runs/top', {

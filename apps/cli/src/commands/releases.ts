@@ -1,17 +1,32 @@
 // `hookwarden releases …`: releases of a policy version to a group (list, get, create — immediate, staged or shadow —
 // with the impact preview, preview, pause/resume/advance/abort, promote and the shadow report of a shadow release).
 import type { Command } from 'commander';
+import { SCHEMA_ENUMS } from '@hookwarden/admin-client';
 import { resolveGroup, resolvePolicy } from '../client/resolve';
 import type { ApiClient } from '../client/api-client';
-import { fetchPreview, isPreviewAckRequired, isPreviewDigest, previewLines, summarizePreview } from '../client/preview';
-import type { ReleasePreviewView, ReleaseView, ShadowReportView } from '../client/types';
+import { fetchPreview, isPreviewAckRequired, previewLines } from '../client/preview';
+import type { ReleasePreviewView, ReleaseView } from '../client/types';
 import { runtimeOf } from '../cli/context';
 import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
-import { isUuid, parseDuration, parseIntIn, parseRate, parseRings } from '../cli/parse';
+import { isUuid, parseIntIn } from '../cli/parse';
 import { type Column, renderTable } from '../output/table';
 import { watchAndExit } from '../rollout/watch';
-import { shortTime, uuid } from './common';
+import { shortTime } from './common';
+import {
+  type AckOptions,
+  ackRequiredError,
+  checkAckOptions,
+  gateOptions,
+  previewAckOf,
+  releaseId,
+  ringOptions,
+  type RolloutOptions,
+  shellWord,
+  withAckOptions,
+  withGateOptions,
+} from './release-options';
+import { registerShadowReleaseCommands } from './release-shadow';
 
 const RELEASE_COLUMNS: Array<Column<ReleaseView>> = [
   { header: 'ID', get: (r) => r.id, max: 36 },
@@ -24,9 +39,6 @@ const RELEASE_COLUMNS: Array<Column<ReleaseView>> = [
   { header: 'CREATED', get: (r) => shortTime(r.createdAt) },
 ];
 
-// Checks a release id argument.
-const releaseId = (id: string): string => uuid(id, 'release id');
-
 /** The API route of each release action. */
 const RELEASE_ACTIONS = {
   pause: '/v1/releases/{id}/pause',
@@ -34,22 +46,6 @@ const RELEASE_ACTIONS = {
   advance: '/v1/releases/{id}/advance',
   abort: '/v1/releases/{id}/abort',
 } as const;
-
-/** The rollout and gate options of `create --staged` and `promote`. */
-interface RolloutOptions {
-  rings?: string;
-  interval?: string;
-  maxApplyFailureRate?: string;
-  maxHookFailureRate?: string;
-  minHookRuns?: string;
-  minReportingEndpoints?: string;
-}
-
-/** The preview acknowledgement options of `create` and `promote`. */
-interface AckOptions {
-  ackPreview?: string;
-  yesPreview?: boolean;
-}
 
 interface CreateOptions extends RolloutOptions, AckOptions {
   policy?: string;
@@ -61,81 +57,8 @@ interface CreateOptions extends RolloutOptions, AckOptions {
   watch?: boolean;
 }
 
-const STRATEGIES = ['immediate', 'staged', 'shadow'] as const;
+const STRATEGIES = SCHEMA_ENUMS['CreateReleaseDto.strategy'];
 type Strategy = (typeof STRATEGIES)[number];
-
-// The rings and interval of --rings / --interval (undefined: the API's defaults).
-function ringOptions(opts: RolloutOptions) {
-  return {
-    rings: opts.rings ? parseRings(opts.rings, '--rings') : undefined,
-    ringIntervalSec: opts.interval ? parseDuration(opts.interval, '--interval') : undefined,
-  };
-}
-
-// The gate settings of the gate options (undefined: the API's defaults).
-function gateOptions(opts: RolloutOptions) {
-  return {
-    maxApplyFailureRate: opts.maxApplyFailureRate
-      ? parseRate(opts.maxApplyFailureRate, '--max-apply-failure-rate')
-      : undefined,
-    maxHookFailureRate: opts.maxHookFailureRate
-      ? parseRate(opts.maxHookFailureRate, '--max-hook-failure-rate')
-      : undefined,
-    minHookRuns: opts.minHookRuns ? parseIntIn(opts.minHookRuns, '--min-hook-runs', 1, 1_000_000) : undefined,
-    minReportingEndpoints: opts.minReportingEndpoints
-      ? parseIntIn(opts.minReportingEndpoints, '--min-reporting-endpoints', 1, 1_000_000)
-      : undefined,
-  };
-}
-
-// Checks --ack-preview / --yes-preview.
-function checkAckOptions(opts: AckOptions): void {
-  if (opts.ackPreview !== undefined && !isPreviewDigest(opts.ackPreview))
-    throw new CliError(
-      `--ack-preview must be a preview digest (sha256:<64 hex>), got ${JSON.stringify(opts.ackPreview)}`,
-    );
-  if (opts.ackPreview !== undefined && opts.yesPreview)
-    throw new CliError('give --ack-preview <digest> or --yes-preview, not both');
-}
-
-// The digest to acknowledge: --ack-preview, or (--yes-preview) the preview fetched now, shown on the way.
-async function previewAckOf(
-  rt: ReturnType<typeof runtimeOf>,
-  client: ApiClient,
-  groupId: string,
-  versionId: string,
-  opts: AckOptions,
-): Promise<string | undefined> {
-  if (!opts.yesPreview) return opts.ackPreview;
-  // Acknowledge what the preview shows now, and say what that is (stderr under -o json).
-  const p = await fetchPreview(client, groupId, versionId);
-  const text = `Release impact (acknowledged by --yes-preview):\n${previewLines(p, '  ').join('\n')}\n`;
-  if (rt.format === 'json') process.stderr.write(text);
-  else rt.out(text);
-  return p.digest;
-}
-
-// Adds the gate options (staged rollouts) to a command.
-function withGateOptions(c: Command): Command {
-  return c
-    .option('--max-apply-failure-rate <rate>', 'pause above this apply-failure ratio, e.g. 0.05 or 5% (staged)')
-    .option('--max-hook-failure-rate <rate>', 'pause above this hook failure/timeout ratio (staged)')
-    .option('--min-hook-runs <n>', 'hook runs an endpoint needs before its own failure rate counts (staged)')
-    .option(
-      '--min-reporting-endpoints <n>',
-      'endpoints with --min-hook-runs runs needed before the hook gate can pause (staged)',
-    );
-}
-
-// Adds the preview acknowledgement options to a command.
-function withAckOptions(c: Command): Command {
-  return c
-    .option(
-      '--ack-preview <digest>',
-      'acknowledge the release impact preview with this digest (from `releases preview`), when it requires one',
-    )
-    .option('--yes-preview', 'fetch the release impact preview and acknowledge what it shows (for automation)');
-}
 
 interface VersionRef {
   policy?: string;
@@ -363,77 +286,7 @@ export function registerReleaseCommands(program: Command): void {
     'hookwarden releases abort 0b6c…',
   );
 
-  examples(
-    withAckOptions(
-      withGateOptions(
-        releases
-          .command('promote <id>')
-          .description(
-            'Promote a shadow release: the same version becomes the enforced policy as a staged release (rings, ' +
-              'gates and the impact preview acknowledgement as for `create --staged`); the shadow layer is removed',
-          )
-          .option('--rings <list>', "the staged release's rings (default: the shadow release's)")
-          .option('--interval <duration>', "time between its rings (default: the shadow release's)")
-          .option('--watch', 'follow the staged rollout until it completes, pauses or aborts'),
-      ),
-    ).action(async (id: string, opts: RolloutOptions & AckOptions & { watch?: boolean }, cmd: Command) => {
-      const rt = runtimeOf(cmd);
-      checkAckOptions(opts);
-      const client = await rt.client();
-      const shadow = await client.json('GET', '/v1/releases/{id}', { path: { id: releaseId(id) } });
-      const previewAck = await previewAckOf(rt, client, shadow.groupId, shadow.policyVersionId, opts);
-      const body = { ...ringOptions(opts), ...gateOptions(opts), ...(previewAck ? { previewAck } : {}) };
-      let res;
-      try {
-        res = await client.json('POST', '/v1/releases/{id}/promote', { path: { id: shadow.id }, body });
-      } catch (err) {
-        if (!isPreviewAckRequired(err)) throw err;
-        const g = await client.json('GET', '/v1/groups/{id}', { path: { id: shadow.groupId } });
-        throw await ackRequiredError(
-          client,
-          shadow.groupId,
-          g.name,
-          shadow.policyVersionId,
-          g.name,
-          previewAck,
-          err.message,
-          `promote ${shadow.id}`,
-        );
-      }
-      if (rt.format === 'json' && !opts.watch) return rt.json(res);
-      if (rt.format !== 'json')
-        rt.out(
-          `Promoted shadow release ${res.shadow.id}: staged release ${res.release.id} (revision ` +
-            `${res.release.revision}) rolls version ${res.release.policyVersion} out as the enforced policy; the ` +
-            'shadow layer is removed.\n',
-        );
-      if (opts.watch && res.release.status === 'rolling')
-        await watchAndExit(rt.format === 'json', client, res.release.id, {}, (v) => rt.json(v));
-    }),
-    [
-      'hookwarden releases promote 0b6c…',
-      'hookwarden releases promote 0b6c… --rings 5,25,100 --interval 1h --max-apply-failure-rate 2% --yes-preview',
-    ],
-  );
-
-  examples(
-    releases
-      .command('shadow-report <id>')
-      .description(
-        "What a shadow release's hooks would have decided against the enforced ones, over the events its shadow " +
-          'layer ran on: totals, by hook, by endpoint and by tool command, with sample events',
-      )
-      .option('--json', 'print the report as JSON (same as -o json)')
-      .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
-        const rt = runtimeOf(cmd);
-        const report = await (
-          await rt.client()
-        ).json('GET', '/v1/releases/{id}/shadow-report', { path: { id: releaseId(id) } });
-        if (opts.json || rt.format === 'json') return rt.json(report);
-        rt.out(renderShadowReport(report));
-      }),
-    ['hookwarden releases shadow-report 0b6c…', 'hookwarden releases shadow-report 0b6c… --json | jq .totals'],
-  );
+  registerShadowReleaseCommands(releases);
 }
 
 // The strategy --strategy / --staged name.
@@ -443,87 +296,4 @@ function strategyOf(opts: CreateOptions): Strategy {
     throw new CliError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(given)}`);
   if (opts.staged && given !== 'staged') throw new CliError('--staged contradicts --strategy ' + given);
   return given as Strategy;
-}
-
-/** The report's counts as table columns (after a row's own columns). */
-const COUNT_COLUMNS = [
-  { header: 'WOULD DENY', get: (r: ShadowCounts) => r.wouldNewlyDeny },
-  { header: 'WOULD STOP DENYING', get: (r: ShadowCounts) => r.wouldStopDenying },
-  { header: 'REWRITES', get: (r: ShadowCounts) => r.rewrites },
-  { header: 'ERRORS', get: (r: ShadowCounts) => r.errors },
-  { header: 'TIMEOUTS', get: (r: ShadowCounts) => r.timeouts },
-];
-type ShadowCounts = ShadowReportView['totals'];
-
-// The shadow report as text: the totals, then each breakdown and the samples (each table at most 20 rows; -o json
-// has every row).
-export function renderShadowReport(r: ShadowReportView): string {
-  const t = r.totals;
-  const out = [
-    `Shadow release ${r.releaseId}: ${r.events} event(s), ${r.shadowRuns} shadow run(s)`,
-    `  would newly deny:   ${t.wouldNewlyDeny}  (a shadow hook would deny or block where no enforced hook did)`,
-    `  would stop denying: ${t.wouldStopDenying}  (an enforced managed hook denied, no shadow hook would)`,
-    `  rewrites:           ${t.rewrites}`,
-    `  errors:             ${t.errors}`,
-    `  timeouts:           ${t.timeouts}`,
-  ];
-  const section = <T>(title: string, rows: T[], columns: Array<Column<T>>): void => {
-    if (rows.length === 0) return;
-    out.push('', `${title}:`, renderTable(rows.slice(0, 20), columns).trimEnd());
-    if (rows.length > 20) out.push(`… and ${rows.length - 20} more (-o json has every row)`);
-  };
-  section('By hook (shadow runs)', r.byHook, [{ header: 'HOOK', get: (x) => x.hookKey, max: 70 }, ...COUNT_COLUMNS]);
-  section('By endpoint (events)', r.byEndpoint, [
-    { header: 'ENDPOINT', get: (x) => x.endpointId, max: 36 },
-    ...COUNT_COLUMNS,
-  ]);
-  section('By tool command (events)', r.byToolCommand, [
-    { header: 'TOOL', get: (x) => x.toolName },
-    { header: 'COMMAND', get: (x) => x.toolCommand, max: 50 },
-    ...COUNT_COLUMNS,
-  ]);
-  section('Samples (hookwarden hook-runs get <shadow run> --endpoint <endpoint>)', r.samples, [
-    { header: 'CATEGORY', get: (x) => x.category },
-    { header: 'AT', get: (x) => shortTime(x.recordedAt) },
-    { header: 'ENDPOINT', get: (x) => x.endpointId, max: 36 },
-    { header: 'COMMAND', get: (x) => x.toolCommand, max: 40 },
-    { header: 'SHADOW RUN', get: (x) => x.shadowRunId, max: 36 },
-  ]);
-  if (r.events === 0) out.push('', 'No event yet: the shadow layer has not run (or its runs are not uploaded yet).');
-  return out.join('\n') + '\n';
-}
-
-// A word as the shell would need it (quoted when it has anything but safe characters).
-function shellWord(w: string): string {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}
-
-// The error of a release the API refused for want of an acknowledged preview: the impact, and how to acknowledge.
-async function ackRequiredError(
-  client: ApiClient,
-  groupId: string,
-  groupName: string,
-  versionId: string,
-  ref: string,
-  given: string | undefined,
-  apiMessage: string,
-  rerun: string,
-): Promise<CliError> {
-  let p: ReleasePreviewView | undefined;
-  try {
-    p = await fetchPreview(client, groupId, versionId);
-  } catch {
-    // the API's message names the digest already
-  }
-  const lines = p ? previewLines(summarizePreview(p), '  ') : [`  ${apiMessage}`];
-  const digest = p?.digest ?? '<digest>';
-  const head = given
-    ? `the release impact changed since preview ${given}: review the new impact in group "${groupName}"`
-    : `${rerun === 'create' ? 'releasing' : 'promoting'} this version to group "${groupName}" needs an acknowledged release impact preview`;
-  return new CliError(
-    `${head}:\n${lines.join('\n')}\n` +
-      `review it (hookwarden releases preview ${shellWord(ref)} --version-id ${versionId}), then re-run ` +
-      `${rerun === 'create' ? '' : `\`hookwarden releases ${rerun}\` `}with --ack-preview ${digest} (or ` +
-      '--yes-preview to acknowledge whatever the preview shows at that moment)',
-  );
 }

@@ -1,11 +1,14 @@
 // `hookwarden tokens …`: people's API tokens (list with every filter, create shown once, revoke).
 import type { Command } from 'commander';
+import { SCHEMA_ENUMS } from '@hookwarden/admin-client';
 import { runtimeOf } from '../cli/context';
-import { CliError } from '../cli/errors';
 import { examples } from '../cli/help';
 import { parseIsoTime } from '../cli/parse';
 import { fetchPage, type PageOptions, pageOptions, shortTime, uuid } from './common';
-import { CLI_LISTS, filterOptions, filterQuery } from './filters';
+import { choice, CLI_LISTS, filterOptions, filterQuery } from './filters';
+
+/** The roles a token may be created with (from the document). */
+const ROLES = SCHEMA_ENUMS['CreateTokenDto.role'];
 
 // Registers the `hookwarden tokens …` commands.
 export function registerTokenCommands(program: Command): void {
@@ -38,17 +41,17 @@ export function registerTokenCommands(program: Command): void {
       .command('create')
       .description('Create an API token (the secret is shown once)')
       .requiredOption('--name <name>', 'who or what uses it')
-      .requiredOption('--role <role>', 'admin | auditor')
+      .requiredOption('--role <role>', ROLES.join(' | '))
       .option('--expires <iso>', 'expiry time (ISO 8601)')
       .action(async (opts: { name: string; role: string; expires?: string }, cmd: Command) => {
         const rt = runtimeOf(cmd);
-        if (opts.role !== 'admin' && opts.role !== 'auditor') throw new CliError('--role must be admin or auditor');
+        const role = choice(opts.role, ROLES, `--role must be one of ${ROLES.join(', ')}`);
         const res = await (
           await rt.client()
         ).json('POST', '/v1/tokens', {
           body: {
             name: opts.name,
-            role: opts.role,
+            role,
             expiresAt: opts.expires ? parseIsoTime(opts.expires, '--expires') : undefined,
           },
         });

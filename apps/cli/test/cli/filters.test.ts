@@ -62,7 +62,8 @@ describe('CLI list filters derived from the OpenAPI document', () => {
 // A value the API accepts for a filter, from its parameter schema.
 function sampleOf(name: string, schema: Json): string {
   if (Array.isArray(schema.enum)) return String(schema.enum[0]);
-  if (schema.format === 'uuid') return '3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b';
+  // A group filter takes group ids (one, or comma-separated where the route takes several).
+  if (schema.format === 'uuid' || name === 'groupId') return '3f2b8c4e-9d1a-4e7b-8c2f-5a6d7e8f9a0b';
   if (schema.format === 'date-time') return '2026-12-01T00:00:00.000Z';
   if (name === 'hash') return `sha256:${'a'.repeat(64)}`;
   return `v-${name}`;
@@ -118,7 +119,7 @@ describe('the built CLI sends every filter it offers', () => {
       expect(req, `${route} was not requested`).toBeDefined();
       for (const name of filters.keys()) expect(req!.searchParams.has(name), `${route} ${name}`).toBe(true);
       for (const [name, spec] of Object.entries(l.filters))
-        if (!('switch' in spec) && !spec.group && !spec.check)
+        if (!('switch' in spec) && !spec.group && !spec.groups && !spec.check)
           expect(req!.searchParams.get(name), name).toBe(sampleOf(name, filters.get(name)!));
     });
   }

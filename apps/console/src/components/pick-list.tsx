@@ -1,11 +1,5 @@
 // A filter's pick list: an enumerated API filter offered as its values (never free text), "any" for none.
 
-/** The values of an enumerated filter, checked by the compiler to be all of them (`allOf<Enum>()([...])`). */
-export function allOf<U extends string>() {
-  return <const T extends readonly U[]>(values: T & ([Exclude<U, T[number]>] extends [never] ? unknown : never)) =>
-    values;
-}
-
 export function PickList<V extends string>({
   id,
   label,

@@ -6,7 +6,6 @@ import { ago, Badge, Card, ConfirmButton, Empty, ErrorBox, Loading, PageHeader, 
 import { Link } from '../router';
 import { useCanWrite } from '../session';
 import { RunsTable } from './hook-runs-table';
-import { fleetState } from '../domain';
 import { readInventory } from '../inventory';
 import { FindingsTable, InventoryHooksTable, inventoryPath } from './inventory-parts';
 import { AdmissionActions } from './admission-parts';
@@ -89,8 +88,8 @@ export default function Endpoint({ params }: { params: Record<string, string> })
           <dl className="facts">
             <dt>State</dt>
             <dd>
-              <Badge value={fleetState(e)} />{' '}
-              {e.state !== fleetState(e) ? <span className="muted">(reported {e.state})</span> : null}
+              <Badge value={e.fleetState} />{' '}
+              {e.state !== e.fleetState ? <span className="muted">(reported {e.state})</span> : null}
             </dd>
             <dt>Admission</dt>
             <dd>

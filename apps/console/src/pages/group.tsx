@@ -11,7 +11,7 @@ import { ago, Badge, Card, CopyButton, ErrorBox, Loading, PageHeader, When } fro
 import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
-import { enrollCommand, fleetState } from '../domain';
+import { enrollCommand } from '../domain';
 import { queryKeys } from '../query-keys';
 
 type EndpointQuery = QueryParams<'GET', '/v1/endpoints'>;
@@ -78,7 +78,7 @@ function Endpoints({ groupId }: { groupId: string }) {
         rowKey={(e) => e.id}
         columns={[
           { header: 'Hostname', cell: (e) => <Link to={`/endpoints/${e.id}`}>{e.hostname}</Link> },
-          { header: 'State', cell: (e) => <Badge value={fleetState(e)} /> },
+          { header: 'State', cell: (e) => <Badge value={e.fleetState} /> },
           { header: 'Platform', cell: (e) => e.platform },
           { header: 'Agent', cell: (e) => e.agentVersion },
           {

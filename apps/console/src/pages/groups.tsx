@@ -7,7 +7,6 @@ import { Card, ErrorBox, PageHeader, When } from '../components/ui';
 import { useAction } from '../components/use-action';
 import { Link, navigate, useLocation } from '../router';
 import { useCanWrite } from '../session';
-import { inFleet } from '../domain';
 import { PendingApproval } from './admission-parts';
 import { FilterBar, type FilterField, filterValues } from '../components/filter-bar';
 import { QueryList } from '../components/list';
@@ -54,7 +53,7 @@ async function endpointCounts(): Promise<Map<string, number>> {
   let cursor: string | undefined;
   for (let i = 0; i < 10; i++) {
     const page = await api.GET('/v1/endpoints', { params: { query: { limit: 200, cursor } } });
-    for (const e of page.items) if (inFleet(e)) counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
+    for (const e of page.items) if (e.inFleet) counts.set(e.groupId, (counts.get(e.groupId) ?? 0) + 1);
     const next = nextCursorOf(page);
     if (!next) break;
     cursor = next;

@@ -6,7 +6,6 @@ import { api, type Schemas } from '../api/client';
 import { type Pick, StackedBars } from '../components/chart';
 import { Badge, Card, Empty, ErrorBox, Loading, PageHeader, Short, When } from '../components/ui';
 import { Link, navigate, useLocation } from '../router';
-import { OUTSIDE_FLEET } from '../domain';
 import { endpointsPath, explorerPath } from '../links';
 import { RingBars } from './rollout-parts';
 import { FindingsTable, inventoryPath } from './inventory-parts';
@@ -149,7 +148,7 @@ function FleetCard() {
         <>
           <ul className="stat-row" aria-label="Endpoints by state">
             {q.data.states
-              .filter((s) => !OUTSIDE_FLEET.includes(s.state) || s.count > 0)
+              .filter((s) => s.inFleet || s.count > 0)
               .map((s) => (
                 <li key={s.state} className={`stat stat-${s.state.replaceAll(' ', '-')}`}>
                   <Link to={endpointsPath({ state: s.state })} className="stat-link">
