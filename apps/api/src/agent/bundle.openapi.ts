@@ -81,7 +81,9 @@ export const bundleOpenApiPath = {
     description:
       'Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) ' +
       "holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group " +
-      'has no release for this endpoint). A release, pause or abort wakes held requests on every API instance. ' +
+      'has no release for this endpoint); a wait of 10 s or more ends at a random moment of its last fifth, so ' +
+      'polls that began together do not return together. A release, pause or abort wakes held requests on every ' +
+      'API instance. ' +
       'Never a shadow bundle (GET /v1/agent/shadow-bundle).',
     none: 'No release targets this endpoint yet.',
     signed: 'the signed bytes',

@@ -35,6 +35,17 @@ export function preferWait(header: string | string[] | undefined): number {
   return m ? Math.min(Number(m[1]), MAX_WAIT_SEC) : 0;
 }
 
+/** Long polls asking to wait at least this many seconds are answered at a random moment of their last fifth. */
+export const HOLD_JITTER_FROM_SEC = 10;
+
+// How long to hold a poll that asked to wait `waitSec`, in ms: a short one the whole wait; a long one ends at a random
+// moment of its last fifth, so polls that began together (a release fans out to every agent at once) do not all come
+// back together at each timeout after (a 30,000-agent fleet re-polling in the same second saturated the instances).
+export function holdMs(waitSec: number, random: () => number = Math.random): number {
+  const ms = waitSec * 1000;
+  return waitSec < HOLD_JITTER_FROM_SEC ? ms : ms - Math.floor(random() * ms * 0.2);
+}
+
 const UNAUTHORIZED = { 'www-authenticate': 'Bearer' };
 
 /** An authenticated agent of a request (`secret`: the legacy bearer, '' for a signed request). */
@@ -321,7 +332,7 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
           this.answer(res, requestId, next, true, wait);
         },
       },
-      wait * 1000,
+      holdMs(wait),
     );
     res.on('close', cancel);
     return true;
