@@ -284,6 +284,7 @@ async function bundle(b, outfile) {
     alias: {
       '@hookwarden/hook-core/cli': path.join(root, 'libs/hook-core/src/cli/index.ts'),
       '@hookwarden/hook-core/http': path.join(root, 'libs/hook-core/src/wire/http.ts'),
+      '@hookwarden/hook-core/transport': path.join(root, 'libs/hook-core/src/wire/transport.ts'),
       '@hookwarden/hook-core': path.join(root, 'libs/hook-core/src/index.ts'),
       '@hookwarden/agent-sync': path.join(root, 'apps/agent-sync/src/index.ts'),
     },
