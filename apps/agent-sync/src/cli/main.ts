@@ -50,9 +50,10 @@ startCli(
       if (code !== 0 || process.exitCode === undefined) process.exitCode = code || process.exitCode;
     });
   },
+  // The snapshot holds the hook path only (every hook event starts from it); the daemon and the other commands load
+  // the program when they start.
   () => {
     warmUpCli();
     hooksRun();
-    program().buildProgram();
   },
 );
