@@ -95,6 +95,10 @@ describe('transportFetch', () => {
     expect(nm.body).toBeNull();
     const r = await transportFetch(`${base}/redirect`, { method: 'POST', body: 'x' });
     expect(await r.json()).toMatchObject({ method: 'GET', body: '' });
+    // redirect: 'error' (the CLI's bearer token is never replayed) fails as fetch does.
+    const refused = await transportFetch(`${base}/redirect`, { redirect: 'error' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect(((refused as TypeError).cause as Error).message).toBe('unexpected redirect');
   });
 
   it('reuses connections (keep-alive)', async () => {

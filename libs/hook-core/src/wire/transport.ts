@@ -362,8 +362,9 @@ export async function transportFetch(input: string | URL, init: HttpRequestInit 
     const location = res.headers.location;
     if (REDIRECT.has(status) && location && init.redirect !== 'manual') {
       res.destroy();
-      if (init.redirect === 'error' || hop >= MAX_REDIRECTS)
-        throw fetchFailed(new Error(`too many redirects (${MAX_REDIRECTS})`));
+      // As fetch says it: a refused redirect is 'unexpected redirect' (the CLI never replays its token elsewhere).
+      if (init.redirect === 'error') throw fetchFailed(new Error('unexpected redirect'));
+      if (hop >= MAX_REDIRECTS) throw fetchFailed(new Error(`too many redirects (${MAX_REDIRECTS})`));
       const next = new URL(location, url);
       if (next.origin !== url.origin) delete headers.authorization;
       if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
