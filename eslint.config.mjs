@@ -117,7 +117,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // `@hookwarden/hook-core/cli` `/browser` and `/http` are entry points too (its package.json `exports` map declares them).
+              // `@hookwarden/hook-core/cli` `/browser`, `/http` and `/transport` are entry points too (its package.json `exports` map declares them).
               group: [
                 '**/libs/**',
                 '**/apps/**',
@@ -125,6 +125,7 @@ export default tseslint.config(
                 '!@hookwarden/hook-core/cli',
                 '!@hookwarden/hook-core/browser',
                 '!@hookwarden/hook-core/http',
+                '!@hookwarden/hook-core/transport',
               ],
               message:
                 'Import other packages through their entry points (@hookwarden/..., exports map), never by path.',

@@ -64,6 +64,7 @@ export default defineConfig({
       '@hookwarden/hook-core/cli': r('./libs/hook-core/src/cli/index.ts'),
       '@hookwarden/hook-core/browser': r('./libs/hook-core/src/browser.ts'),
       '@hookwarden/hook-core/http': r('./libs/hook-core/src/wire/http.ts'),
+      '@hookwarden/hook-core/transport': r('./libs/hook-core/src/wire/transport.ts'),
       '@hookwarden/hook-core': r('./libs/hook-core/src/index.ts'),
       '@hookwarden/admin-client': r('./libs/admin-client/src/index.ts'),
       '@hookwarden/agent-sync': r('./apps/agent-sync/src/index.ts'),

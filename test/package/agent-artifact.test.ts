@@ -147,7 +147,7 @@ describe('the packaged agent (single executables installed to a prefix)', () => 
     expect(JSON.parse(denied.stdout).outcome).toMatchObject({ decision: 'deny', reason: 'no rm -rf' });
     const allowed = await installed('hookwarden-agent', agentArgs, event('ls'));
     expect(JSON.parse(allowed.stdout).outcome.decision).toBeUndefined();
-    // Every process starts from the same startup snapshot: ids must still be fresh in each.
+    // Every process starts from the same executable (a startup snapshot, when a row asks for one): ids must be fresh.
     const ids = [denied, allowed].flatMap((r) => {
       const out = JSON.parse(r.stdout) as { runs: Array<{ id: string; dispatchId: string }> };
       return out.runs.flatMap((run) => [run.id, run.dispatchId]);

@@ -16,6 +16,38 @@ import type {
   ResponseBody,
 } from './types';
 
+/**
+ * What the client reads of an answer: the status, headers and a body read chunk by chunk. A WHATWG Response (the
+ * console's fetch) has it, and so does the Node transport of the CLI (`@hookwarden/hook-core/transport`, which loads
+ * neither undici nor web streams).
+ */
+export interface FetchResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: {
+    getReader(): {
+      read(): Promise<{ done: false; value: Uint8Array } | { done: true; value?: undefined }>;
+      cancel(reason?: unknown): Promise<void>;
+      releaseLock(): void;
+    };
+    cancel(reason?: unknown): Promise<void>;
+  } | null;
+}
+
+/** The request the client makes of its fetch. */
+export interface FetchRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  redirect: 'error' | 'follow' | 'manual';
+  signal?: AbortSignal;
+}
+
+/** A fetch: the global one, or another answering FetchResponse. */
+export type FetchFunction = (url: string, init: FetchRequest) => Promise<FetchResponse>;
+
 export interface AdminClientOptions {
   /** The API's origin (and optional base path), e.g. `https://hookwarden.example.com`. */
   baseUrl: string;
@@ -34,7 +66,7 @@ export interface AdminClientOptions {
   /** Called with every API error before it is thrown (e.g. the console signs out on 401). */
   onError?: (err: AdminApiError) => void;
   /** The fetch to use (default the global one). */
-  fetch?: typeof fetch;
+  fetch?: FetchFunction;
 }
 
 /** A page of a cursor-paginated list. */
@@ -83,14 +115,14 @@ export function queryString(query: object | undefined): string {
 }
 
 // Reads a response body up to `max` bytes (aborting beyond it).
-export async function readLimited(res: Response, max: number): Promise<Uint8Array> {
+export async function readLimited(res: FetchResponse, max: number): Promise<Uint8Array> {
   if (!res.body) return new Uint8Array(0);
   const declared = Number(res.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > max) {
     await res.body.cancel().catch(() => undefined);
     throw new AdminBodyError(`the server's answer is ${declared} bytes; the limit is ${max}`, 'too_large');
   }
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -146,7 +178,7 @@ export class AdminClient {
     method: M,
     path: P,
     ...[init]: InitArg<M, P>
-  ): Promise<Response> {
+  ): Promise<FetchResponse> {
     return this.sendLoose(method, path, init ?? {});
   }
 
@@ -232,12 +264,14 @@ export class AdminClient {
   }
 
   // The untyped transport under every typed call.
-  private async sendLoose(method: Method, path: ApiPath, init: LooseInit): Promise<Response> {
+  private async sendLoose(method: Method, path: ApiPath, init: LooseInit): Promise<FetchResponse> {
     const filled = fillPath(path, init.params?.path);
     const pathAndQuery = filled + queryString(init.params?.query);
     const url = this.baseUrl + pathAndQuery;
     const idempotent = method === 'GET';
-    const doFetch = this.options.fetch ?? fetch;
+    // A Response is a FetchResponse; TypeScript (with the DOM types) cannot see it through getReader's overloads.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed by the console's DOM types
+    const doFetch: FetchFunction = this.options.fetch ?? (fetch as unknown as FetchFunction);
     for (let attempt = 0; ; attempt++) {
       const headers: Record<string, string> = {
         accept: 'application/json',
@@ -250,7 +284,7 @@ export class AdminClient {
         body = JSON.stringify(init.body);
       }
       const timeoutMs = init.timeoutMs ?? this.timeoutMs;
-      let res: Response;
+      let res: FetchResponse;
       try {
         res = await doFetch(url, {
           method,
@@ -286,7 +320,7 @@ export class AdminClient {
   }
 
   // Reads and parses a JSON body (a 204 answer has none).
-  private async parse(res: Response, method: Method, path: string, init: LooseInit): Promise<unknown> {
+  private async parse(res: FetchResponse, method: Method, path: string, init: LooseInit): Promise<unknown> {
     if (res.status === 204) return undefined;
     const text = utf8.decode(await readLimited(res, init.maxBytes ?? this.maxBytes));
     try {

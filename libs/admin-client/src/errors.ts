@@ -90,7 +90,7 @@ export function networkReason(err: unknown): string {
 
 // Builds the AdminApiError of a non-2xx answer from its body text (the one error body, or the status line).
 export function apiErrorOf(
-  res: Response,
+  res: { status: number; statusText: string; headers: { get(name: string): string | null } },
   bodyText: string,
   where: { method: string; path: string; url: string; retryAfterMs: number | null },
 ): AdminApiError {

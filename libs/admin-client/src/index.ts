@@ -6,6 +6,9 @@ export {
   queryString,
   readLimited,
   type AdminClientOptions,
+  type FetchFunction,
+  type FetchRequest,
+  type FetchResponse,
   type Page,
   type PageInit,
 } from './client';

@@ -46,7 +46,7 @@ describe('package entry', () => {
 
   it('declares its subpaths in the exports map', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'libs/hook-core/package.json'), 'utf8'));
-    expect(Object.keys(pkg.exports)).toEqual(['.', './cli', './browser', './http', './package.json']);
+    expect(Object.keys(pkg.exports)).toEqual(['.', './cli', './browser', './http', './transport', './package.json']);
     expect(exportedNames(path.join(ROOT, 'libs/hook-core/src/browser.ts'))).toContain('canonicalJson');
   });
 });

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 // hookwarden-agent entry point (also the entry of its startup snapshot and single executable).
-import { CommanderError } from 'commander';
 import { startCli, warmUpCli } from '@hookwarden/hook-core/cli';
 
 // The program with every command, loaded on demand: a hook event (`hooks …`) needs none of it.
@@ -36,7 +35,9 @@ async function main(args: string[]): Promise<number> {
     await program().buildProgram().parseAsync(args, { from: 'user' });
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // commander is loaded here, not at start: the hook path never builds the program (nor throws its errors).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (err instanceof (require('commander') as typeof import('commander')).CommanderError) return err.exitCode;
     process.stderr.write(`hookwarden-agent: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
@@ -49,9 +50,10 @@ startCli(
       if (code !== 0 || process.exitCode === undefined) process.exitCode = code || process.exitCode;
     });
   },
+  // The snapshot holds the hook path only (every hook event starts from it); the daemon and the other commands load
+  // the program when they start.
   () => {
     warmUpCli();
     hooksRun();
-    program().buildProgram();
   },
 );

@@ -1,7 +1,7 @@
 // Small HTTP client for the Hookwarden API: base URL + bearer credential, timeouts, typed errors, Retry-After, and
 // bounded bodies (a size cap enforced while streaming and a deadline on slow bodies, whatever the server sends).
 import { parseErrorBody, parseRetryAfter } from '@hookwarden/hook-core/http';
-import { transportFetch } from './transport';
+import { transportFetch, type HttpResponse } from './transport';
 
 /** A non-2xx answer from the API (the error body's code and message when present). */
 export class ApiHttpError extends Error {
@@ -54,7 +54,7 @@ export interface BodyLimits {
 }
 
 // Reads a response body into memory within `limits`; throws ApiBodyError (and cancels the stream) beyond them.
-export async function readBody(res: Response, what: string, limits: BodyLimits = {}): Promise<Buffer> {
+export async function readBody(res: HttpResponse, what: string, limits: BodyLimits = {}): Promise<Buffer> {
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   const timeoutMs = limits.timeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const declared = Number(res.headers.get('content-length') ?? NaN);
@@ -66,7 +66,7 @@ export async function readBody(res: Response, what: string, limits: BodyLimits =
     );
   }
   if (!res.body) return Buffer.alloc(0);
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   const ended: { failure: ApiBodyError | null } = { failure: null };
@@ -107,7 +107,7 @@ export async function readBody(res: Response, what: string, limits: BodyLimits =
 }
 
 // Reads and parses a JSON body within `limits`.
-export async function readJson<T = unknown>(res: Response, what: string, limits: BodyLimits = {}): Promise<T> {
+export async function readJson<T = unknown>(res: HttpResponse, what: string, limits: BodyLimits = {}): Promise<T> {
   const body = await readBody(res, what, limits);
   try {
     return JSON.parse(body.toString('utf8')) as T;
@@ -173,7 +173,7 @@ export class ApiClient {
 
   // Sends a request; returns the Response for 2xx and accepted statuses, throws ApiHttpError/ApiNetworkError otherwise.
   // Signed requests are retried once when the signer renews its session after a 401 session_expired.
-  async request(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+  async request(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
     const base: Record<string, string> = {
       'user-agent': this.options.userAgent ?? 'hookwarden-agent',
       ...opts.headers,
@@ -190,7 +190,7 @@ export class ApiClient {
     const signer = this.options.signer;
     for (let attempt = 0; ; attempt++) {
       const headers = signer ? { ...base, ...(await signer.sign(method, this.target(path), body, signal)) } : base;
-      let res: Response;
+      let res: HttpResponse;
       try {
         res = await transportFetch(this.baseUrl + path, { method, headers, body, signal });
       } catch (err) {
@@ -212,7 +212,7 @@ export class ApiClient {
   }
 
   // The ApiHttpError of a non-2xx answer (its error body's code and message when readable).
-  private async errorOf(res: Response, method: string, path: string, signal: AbortSignal): Promise<ApiHttpError> {
+  private async errorOf(res: HttpResponse, method: string, path: string, signal: AbortSignal): Promise<ApiHttpError> {
     let code = `http_${res.status}`;
     let message = `${method} ${path}: HTTP ${res.status}`;
     try {
@@ -233,7 +233,7 @@ export class ApiClient {
   }
 
   // Reads a response's JSON body within this client's bounds.
-  async readJson<T>(res: Response, what: string, opts: { maxBodyBytes?: number; signal?: AbortSignal } = {}) {
+  async readJson<T>(res: HttpResponse, what: string, opts: { maxBodyBytes?: number; signal?: AbortSignal } = {}) {
     return readJson<T>(res, what, this.limits(opts));
   }
 

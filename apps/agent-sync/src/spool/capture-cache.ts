@@ -1,19 +1,22 @@
 // The capture policy's cached copy in the state directory, as the hook path reads it (no network, no zod for plain
 // settings): every hook event reads it.
-import { promises as fs } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type CaptureSettings, DEFAULT_CAPTURE_SETTINGS, parseCaptureSettings } from '@hookwarden/hook-core/cli';
 
 export const CAPTURE_SETTINGS_FILE = 'audit-settings.json';
 
-// The cached settings, or the defaults when none were fetched yet (or the cache is unreadable).
-export async function readCaptureSettings(stateDir: string): Promise<CaptureSettings> {
+// The cached settings, or the defaults when none were fetched yet (or the cache is unreadable). Read synchronously
+// (a small local file): no node:fs/promises for a hook event to load.
+export function readCaptureSettings(stateDir: string): Promise<CaptureSettings> {
+  let settings: CaptureSettings;
   try {
-    const raw: unknown = JSON.parse(await fs.readFile(path.join(stateDir, CAPTURE_SETTINGS_FILE), 'utf8'));
-    return parseCaptureSettings(raw) ?? DEFAULT_CAPTURE_SETTINGS;
+    const raw: unknown = JSON.parse(readFileSync(path.join(stateDir, CAPTURE_SETTINGS_FILE), 'utf8'));
+    settings = parseCaptureSettings(raw) ?? DEFAULT_CAPTURE_SETTINGS;
   } catch {
-    return DEFAULT_CAPTURE_SETTINGS;
+    settings = DEFAULT_CAPTURE_SETTINGS;
   }
+  return Promise.resolve(settings);
 }
 
 // The zerotwo-hooks options expressing the settings (--capture, --max-excerpt-bytes, --[no-]default-redact,

@@ -1,5 +1,5 @@
 // The agent's own state: last good bundle (verified, re-verifiable) and what it last did, in the state directory.
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic-file';
 
@@ -58,11 +58,13 @@ export const EMPTY_STATE: AgentState = {
 };
 
 // Reads a JSON file, or null when missing or unreadable.
-async function readJson(file: string): Promise<unknown> {
+// Read synchronously: every hook event reads the state (`hooks dispatch`), and a small local file needs no
+// node:fs/promises (a dozen more modules for a short process to load).
+function readJson(file: string): Promise<unknown> {
   try {
-    return JSON.parse(await fs.readFile(file, 'utf8'));
+    return Promise.resolve(JSON.parse(readFileSync(file, 'utf8')));
   } catch {
-    return null;
+    return Promise.resolve(null);
   }
 }
 

@@ -1,5 +1,4 @@
 // Crash-safe file writes: temp file in the same directory, fsync, rename, fsync the directory.
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
@@ -7,6 +6,9 @@ import path from 'node:path';
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  // node:crypto on first write, not at import: the hook path imports this module's readers and writes nothing.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   await writeSynced(tmp, data, mode);
   try {

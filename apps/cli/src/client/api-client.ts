@@ -6,6 +6,7 @@ import {
   AdminBodyError,
   AdminClient,
   AdminNetworkError,
+  type FetchResponse,
   type FlatInitArg,
   type InitArg,
   type ItemOf,
@@ -16,6 +17,7 @@ import {
   type PathsWith,
   type ResponseBody,
 } from '@hookwarden/admin-client';
+import { transportFetch } from '@hookwarden/hook-core/transport';
 import { CliError, type Problem } from '../cli/errors';
 import { CLI_VERSION } from '../version';
 
@@ -136,12 +138,17 @@ export class ApiClient {
       maxBytes: options.maxBytes,
       retries: options.retries,
       redirect: 'error', // never replay the bearer token to another location
+      fetch: transportFetch, // node:http, not the global fetch (undici and its WASM parser cost half a command's CPU)
     });
     this.baseUrl = this.admin.baseUrl;
   }
 
   // Sends a request and returns the Response of a 2xx (for streams); API and network errors become CLI errors.
-  send<M extends Method, P extends PathsWith<M>>(method: M, path: P, ...init: FlatInitArg<M, P>): Promise<Response> {
+  send<M extends Method, P extends PathsWith<M>>(
+    method: M,
+    path: P,
+    ...init: FlatInitArg<M, P>
+  ): Promise<FetchResponse> {
     return cli(() => this.admin.send(method, path, ...nested(init)));
   }
 

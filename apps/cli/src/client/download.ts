@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { FetchResponse } from '@hookwarden/admin-client';
 import { CliError } from '../cli/errors';
 import { networkReason } from './api-client';
 
@@ -30,7 +31,7 @@ function size(n: number): string {
 
 // Downloads the answer of `open` (a typed request sent with the given abort signal) into `o.out`.
 export async function download(
-  open: (signal: AbortSignal) => Promise<Response>,
+  open: (signal: AbortSignal) => Promise<FetchResponse>,
   o: DownloadOptions,
 ): Promise<DownloadResult> {
   const ac = new AbortController();
@@ -64,7 +65,7 @@ export async function download(
     touch();
     if (!res.body) throw new CliError('the server sent no body');
     const sink = toStdout ? process.stdout : createWriteStream(tmp, { mode: 0o600, flags: 'wx' });
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const reader = res.body.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();

@@ -1,6 +1,6 @@
 // Shared pieces of resource commands: paging options and fetching one page or all of them.
 import type { Command } from 'commander';
-import type { ItemOf, Page, PageInit, PagedPath } from '@hookwarden/admin-client';
+import type { FetchResponse, ItemOf, Page, PageInit, PagedPath } from '@hookwarden/admin-client';
 import type { ApiClient } from '../client/api-client';
 import { download } from '../client/download';
 import type { Runtime } from '../cli/context';
@@ -49,7 +49,7 @@ export function uuid(id: string, what: string): string {
 // Streams an export with progress (stderr, only on a terminal) and reports where it went.
 export async function runExport(
   rt: Runtime,
-  open: (signal: AbortSignal) => Promise<Response>,
+  open: (signal: AbortSignal) => Promise<FetchResponse>,
   out: string,
 ): Promise<void> {
   const res = await download(open, {

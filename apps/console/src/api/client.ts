@@ -123,11 +123,12 @@ export async function downloadExport(
 ): Promise<number> {
   let res: Response;
   try {
-    res = await api.send('GET', '/v1/hook-runs/export', {
+    // The console's client runs on the browser's fetch: its answers are Responses.
+    res = (await api.send('GET', '/v1/hook-runs/export', {
       params: { query },
       headers: { accept: '*/*' },
       timeoutMs: 0,
-    });
+    })) as Response;
   } catch (err) {
     throw apiErrorOf(err, 'GET');
   }

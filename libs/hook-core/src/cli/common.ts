@@ -75,6 +75,25 @@ export class CliError extends Error {
   }
 }
 
+/** Reports a failed command (never a stack trace: the message says what failed); returns its exit code. */
+export function cliFailure(e: unknown, io: CliIo): number {
+  if (e instanceof CliError) {
+    io.err(`zerotwo-hooks: ${e.message}\n`);
+    return e.exitCode;
+  }
+  io.err(`zerotwo-hooks: error: ${e instanceof Error ? e.message : String(e)}\n`);
+  return EXIT.USAGE;
+}
+
+/** Exit codes, as printed at the end of `--help`. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  success (dispatch: the hooks ran, the decision is in the printed JSON; lint: no errors)
+  1  usage or internal error (unknown command, event or option, an invalid option value, stdin not a JSON object)
+  2  configuration error (lint: something would stop a configured hook from running; an unknown hook key;
+     changing a managed hook; list: discovery reported an error, e.g. a requirements.toml that fails closed)
+`;
+
 /** Mutable result of one invocation (commands may set a non-zero exit code). */
 export interface CliState {
   exitCode: number;

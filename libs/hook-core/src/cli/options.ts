@@ -1,34 +1,11 @@
 // Location and run options shared by every zerotwo-hooks command.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { discoverHooks, type DiscoverOptions } from '../config/discover';
-import {
-  type CaptureMode,
-  DEFAULT_CAPTURE_SETTINGS,
-  MAX_EXCERPT_BYTES_LIMIT,
-  redactPatternError,
-} from '../record/capture';
-import type { CaptureSettings } from '../record/capture-schema';
-import type { Discovery } from '../types';
+import { DEFAULT_CAPTURE_SETTINGS, MAX_EXCERPT_BYTES_LIMIT, redactPatternError } from '../record/capture';
+import { excerptBytesError } from './locations';
 
-/** Parsed global options. */
-export interface CliOptions {
-  home?: string;
-  project?: string;
-  systemDir?: string;
-  requirements?: string;
-  plugin: string[];
-  tempDir?: string;
-  spool?: string;
-  dangerouslyBypassHookTrust?: boolean;
-  loginShell?: boolean;
-  cwd?: string;
-  capture?: CaptureMode;
-  redact: string[];
-  /** false with --no-default-redact (only the --redact patterns apply); unset means the defaults apply. */
-  defaultRedact?: boolean;
-  maxExcerptBytes?: number;
-  policyRevision?: string;
-}
+// The parsed options and what the commands make of them live in ./locations (no commander: the dispatch fast path
+// uses them too).
+export { capturePolicy, discoverFor, discoverOptions, type CliOptions } from './locations';
 
 /** Collect a repeatable option. */
 function collect(value: string, previous: string[]): string[] {
@@ -37,8 +14,8 @@ function collect(value: string, previous: string[]): string[] {
 
 /** Parse `--max-excerpt-bytes`: a decimal integer within the capture settings' bound, else a usage error. */
 export function parseExcerptBytes(value: string): number {
-  if (!/^\d{1,8}$/.test(value.trim()) || Number(value) > MAX_EXCERPT_BYTES_LIMIT)
-    throw new InvalidArgumentError(`expected an integer number of bytes from 0 to ${MAX_EXCERPT_BYTES_LIMIT}.`);
+  const error = excerptBytesError(value);
+  if (error !== null) throw new InvalidArgumentError(error);
   return Number(value);
 }
 
@@ -83,33 +60,4 @@ export function withLocations(cmd: Command, mode: LocationOptionsMode = {}): Com
       parseExcerptBytes,
     )
     .option('--policy-revision <rev>', 'policy revision stamped on run records (default $HOOKWARDEN_POLICY_REVISION)');
-}
-
-/** Discovery options from the CLI options. */
-export function discoverOptions(o: CliOptions, cwd?: string): DiscoverOptions {
-  return {
-    home: o.home,
-    projectDir: o.project,
-    systemDir: o.systemDir,
-    requirementsPath: o.requirements,
-    plugins: o.plugin,
-    cwd: cwd ?? o.cwd ?? process.cwd(),
-    bypassTrust: o.dangerouslyBypassHookTrust === true,
-  };
-}
-
-/** Discover hooks for the CLI options. */
-export function discoverFor(o: CliOptions, cwd?: string): Discovery {
-  return discoverHooks(discoverOptions(o, cwd));
-}
-
-/** Capture settings from the CLI options (defaults: DEFAULT_CAPTURE_SETTINGS). */
-export function capturePolicy(o: CliOptions): CaptureSettings {
-  return {
-    capture: o.capture ?? DEFAULT_CAPTURE_SETTINGS.capture,
-    maxExcerptBytes: o.maxExcerptBytes ?? DEFAULT_CAPTURE_SETTINGS.maxExcerptBytes,
-    redactPatterns: o.redact,
-    useDefaultRedact: o.defaultRedact !== false,
-    inventoryCommands: DEFAULT_CAPTURE_SETTINGS.inventoryCommands,
-  };
 }

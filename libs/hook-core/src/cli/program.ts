@@ -1,27 +1,15 @@
 // zerotwo-hooks: list, trust, disable, enable, trust-project, explain, dispatch, lint (see README "Engine → CLI").
 import { Command, CommanderError } from 'commander';
-import { isHookEvent } from '../config/events';
-import { MAX_JSON_DEPTH, tooDeepAt } from '../config/json-located';
-import { dispatch } from '../engine/dispatch';
 import { explain } from '../engine/explain';
 import { commandFor } from '../run/shell';
-import { SpoolSink } from '../record/spool';
-import type { Discovery, HookEvent } from '../types';
+import type { Discovery } from '../types';
 import { HOOK_CORE_VERSION } from '../version';
-import { capturePolicy, discoverFor, discoverOptions, withLocations, type CliOptions } from './options';
-import { managedRequirementsPath } from '../config/discover';
-import { shadowRequirementsPath } from '../engine/shadow';
-import { holdManagedLayer } from '../config/layer-gate';
+import { discoverFor, withLocations, type CliOptions } from './options';
 import { registerManagementCommands } from './manage';
-import { CliError, EXIT, processIo, type CliIo, type CliState } from './common';
+import { CliError, cliFailure, EXIT, EXIT_CODES_HELP, processIo, type CliIo, type CliState } from './common';
+import { eventArg, runDispatch } from './dispatch-command';
 
-export { CliError, EXIT, processIo, type CliIo, type CliState };
-
-/** Parse an event name or fail with a usage error. */
-function eventArg(name: string): HookEvent {
-  if (!isHookEvent(name)) throw new CliError(`unknown event ${JSON.stringify(name)}`, EXIT.USAGE);
-  return name;
-}
+export { CliError, EXIT, EXIT_CODES_HELP, processIo, type CliIo, type CliState };
 
 /** Human listing of a discovery (the spec's /hooks view); each hook shows the command it runs on `platform`. */
 export function renderList(d: Discovery, platform: NodeJS.Platform = process.platform): string {
@@ -103,60 +91,11 @@ export function buildProgram(io: CliIo, state: CliState = { exitCode: EXIT.OK })
 
   withLocations(program.command('dispatch <event>'), { lenientRedact: true })
     .description('read the event input JSON on stdin, run the hooks, print {event, outcome, runs, warnings}')
-    .action(async (name: string, opts: CliOptions) => {
-      const event = eventArg(name);
-      const text = await io.readStdin();
-      let input: unknown;
-      if (tooDeepAt(text, MAX_JSON_DEPTH) >= 0)
-        throw new CliError(`stdin is nested deeper than ${MAX_JSON_DEPTH} levels`, EXIT.USAGE);
-      try {
-        input = text.trim() === '' ? {} : JSON.parse(text);
-      } catch (e) {
-        throw new CliError(`stdin is not valid JSON: ${(e as Error).message}`, EXIT.USAGE);
-      }
-      if (typeof input !== 'object' || input === null || Array.isArray(input))
-        throw new CliError('stdin must be a JSON object', EXIT.USAGE);
-      const raw = input as Record<string, unknown>;
-      if (opts.cwd !== undefined && raw.cwd === undefined) raw.cwd = opts.cwd;
-      const cwd = typeof raw.cwd === 'string' ? raw.cwd : process.cwd();
-      // Hold the managed layer (where the agent switches it in place) from before its check until the hooks are done.
-      const reqPath = managedRequirementsPath(discoverOptions(opts, cwd));
-      const hold = holdManagedLayer(reqPath);
-      try {
-        const discovery = discoverFor(opts, cwd);
-        const revision = opts.policyRevision ?? process.env.HOOKWARDEN_POLICY_REVISION ?? null;
-        const policy = { revision, digest: discovery.managed?.digest ?? null };
-        const result = await dispatch(event, raw, {
-          discovery,
-          bypassTrust: opts.dangerouslyBypassHookTrust,
-          tempDir: opts.tempDir,
-          sink: opts.spool ? new SpoolSink(opts.spool, { policy }) : undefined,
-          capture: capturePolicy(opts),
-          policy,
-          runner: { loginShell: opts.loginShell },
-          shadow: reqPath !== undefined ? { requirementsPath: shadowRequirementsPath(reqPath) } : false,
-        });
-        for (const w of result.warnings)
-          if (w.startsWith('invalid redaction pattern') || w.includes('hook trust is bypassed'))
-            io.err(`zerotwo-hooks: warning: ${w}\n`);
-        io.out(JSON.stringify(result) + '\n');
-      } finally {
-        hold.release();
-      }
-    });
+    .action((name: string, opts: CliOptions) => runDispatch(name, opts, io));
 
   registerManagementCommands(program, io, state);
   return program;
 }
-
-/** Exit codes, as printed at the end of `--help`. */
-export const EXIT_CODES_HELP = `
-Exit codes:
-  0  success (dispatch: the hooks ran, the decision is in the printed JSON; lint: no errors)
-  1  usage or internal error (unknown command, event or option, an invalid option value, stdin not a JSON object)
-  2  configuration error (lint: something would stop a configured hook from running; an unknown hook key;
-     changing a managed hook; list: discovery reported an error, e.g. a requirements.toml that fails closed)
-`;
 
 /** Value-taking flags of the location/run options (long and short spellings). */
 function valueFlags(): Set<string> {
@@ -211,12 +150,6 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     return state.exitCode;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
-    if (e instanceof CliError) {
-      io.err(`zerotwo-hooks: ${e.message}\n`);
-      return e.exitCode;
-    }
-    // Never a stack trace: the message says what failed.
-    io.err(`zerotwo-hooks: error: ${e instanceof Error ? e.message : String(e)}\n`);
-    return EXIT.USAGE;
+    return cliFailure(e, io);
   }
 }

@@ -1,5 +1,4 @@
 // How a CLI process was started (plain script, V8 startup snapshot, single executable) and its user arguments.
-import { startupSnapshot } from 'node:v8';
 
 /** Whether this process runs as a Node single executable application. */
 function isSea(): boolean {
@@ -10,6 +9,18 @@ function isSea(): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether this process is building a V8 startup snapshot. node:v8 (and the modules it loads) is required only when
+ * the command line can build one (`--build-snapshot`, or `--experimental-sea-config` with `useSnapshot`): every
+ * other start skips it.
+ */
+function buildingSnapshot(): boolean {
+  if (!process.execArgv.some((a) => a === '--build-snapshot' || a.startsWith('--experimental-sea-config')))
+    return false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:v8') as typeof import('node:v8')).startupSnapshot.isBuildingSnapshot();
 }
 
 /** The arguments after the executable (and the script, when there is one). */
@@ -23,7 +34,9 @@ export function userArgs(fromSnapshot: boolean): string[] {
  * the snapshot is deserialized (every module is then already loaded and compiled: no parse or init cost per event).
  */
 export function startCli(main: (args: string[]) => void, warmUp: () => void): void {
-  if (startupSnapshot.isBuildingSnapshot()) {
+  if (buildingSnapshot()) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startupSnapshot } = require('node:v8') as typeof import('node:v8');
     warmUp();
     startupSnapshot.setDeserializeMainFunction(() => main(userArgs(true)));
   } else main(userArgs(false));

@@ -1,4 +1,6 @@
-// Work done once while the V8 startup snapshot is built, so the snapshot holds compiled parsers and validators.
+// Work done once while the V8 startup snapshot is built, so the snapshot holds compiled parsers and validators — the
+// hook path only: the commander program (help, list, trust, lint …) is not in the snapshot, so a hook event does not
+// deserialize it; those commands load it when they run.
 import { discoverHooks } from '../config/discover';
 import type { DiscoveryFs } from '../config/env';
 import { aggregate } from '../outcome/aggregate';
@@ -6,7 +8,8 @@ import { parseRun } from '../outcome/parse';
 import { lintPolicy } from '../policy/lint';
 import type { RunResult } from '../run/runner';
 import { parsePolicyToml } from '../policy/parse';
-import { buildProgram } from './program';
+import { runDispatch } from './dispatch-command';
+import { parseDispatchLine } from './dispatch-fast';
 
 /** A managed policy with a hook on every kind of event the engine parses (never written to disk). */
 const SAMPLE_POLICY = `allow_managed_hooks_only = true
@@ -83,13 +86,9 @@ export function warmUpCli(): void {
     fs: memoryFs,
   });
   if (discovery.hooks.length === 0) throw new Error('warm-up: the sample policy yielded no hooks');
-  const silent = { readStdin: () => Promise.resolve(''), out: () => undefined, err: () => undefined };
-  // Option parsing up to the action (help stops there): commander's parser is compiled into the snapshot too.
-  for (const args of [
-    ['dispatch', 'PreToolUse', '--home', '/nonexistent', '--capture', 'digests', '--help'],
-    ['--help'],
-  ])
-    void buildProgram(silent)
-      .parseAsync(args, { from: 'user' })
-      .catch(() => undefined);
+  // The dispatch line's parser (cli/dispatch-fast), as an agent writes the line.
+  const line = ['dispatch', 'PreToolUse', '--home', '/nonexistent', '--capture', 'digests', '--max-excerpt-bytes=10'];
+  if (parseDispatchLine(line)?.opts.capture !== 'digests') throw new Error('warm-up: the dispatch line did not parse');
+  // The dispatch command and the engine it runs are loaded (in the snapshot), not run.
+  if (typeof runDispatch !== 'function') throw new Error('warm-up: no dispatch command');
 }

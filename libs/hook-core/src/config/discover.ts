@@ -1,8 +1,8 @@
 // discoverHooks: every layer (managed, system, user, project, session, plugins) → hooks with keys, hashes and trust.
-import { createHash } from 'node:crypto';
 import type { ConfigDiagnostic, DiscoveredHook, Discovery, LayerKind, SkippedSource } from '../types';
 import type { PolicyDocument } from '../policy/schema';
 import { hookHash, hookKey } from '../trust/hash';
+import { sha256Hex } from '../record/canonical';
 import { isProjectTrusted, readTrustState, trustStatusOf, type TrustState } from '../trust/state';
 import { DiagnosticCollector } from './diagnostics';
 import { managedLayerProblem } from './layer-gate';
@@ -405,7 +405,7 @@ export function discoverHooks(options: DiscoverOptions = {}): Discovery {
     discovery.managed = {
       requirementsPath: reqPath,
       allowManagedHooksOnly: managedOnly,
-      digest: `sha256:${createHash('sha256').update(managed.text, 'utf8').digest('hex')}`,
+      digest: `sha256:${sha256Hex(managed.text)}`,
     };
     if (dir !== undefined) discovery.managed.managedDir = dir.startsWith('~/') ? p.join(loc.osHome, dir.slice(2)) : dir;
   }

@@ -3,9 +3,9 @@
 // runs managed hooks only when that state is `stable` and requirements.toml and every managed file match its
 // manifest; while hooks run it holds a reader file, and the agent does not replace files while a reader is live.
 // Without a state file (the agent switches with links, or no agent) nothing changes.
-import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { osRandomBytes, sha256Hex } from '../record/canonical';
 
 /** The agent's layer directory, beside requirements.toml. */
 export const LAYER_DIR_NAME = '.hookwarden-layer';
@@ -29,7 +29,7 @@ export interface LayerGateState {
   files: Array<{ path: string; sha256: string }>;
 }
 
-const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+const sha256 = (b: Buffer | string): string => sha256Hex(b);
 
 // layer-state.json beside a requirements.toml.
 function statePathOf(requirementsPath: string): string {
@@ -103,7 +103,7 @@ export function holdManagedLayer(requirementsPath: string | undefined, waitMs = 
   const dir = path.join(path.dirname(requirementsPath), LAYER_DIR_NAME, LAYER_READERS_DIR);
   const end = Date.now() + waitMs;
   for (;;) {
-    const file = path.join(dir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+    const file = path.join(dir, `${process.pid}-${osRandomBytes(6).toString('hex')}`);
     try {
       mkdirSync(dir, { recursive: true });
       const fd = openSync(file, 'wx', 0o644);

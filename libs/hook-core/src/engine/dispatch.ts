@@ -1,5 +1,4 @@
 // dispatch(): discovery → match → run → outcome → spill → run records, for one hook event.
-import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { aggregate, type RunEffect } from '../outcome/aggregate';
 import { eventProducesContext, parseRun } from '../outcome/parse';
@@ -18,6 +17,7 @@ import type { LinearRegex } from '../match/regex';
 import type { RunRecordDraft, ToolCall } from '../record/schema';
 import type { RunRecordSink } from '../record/sink';
 import { SpoolSink } from '../record/spool';
+import { randomUuid } from '../record/canonical';
 import { pluginEnv } from '../run/shell';
 import { runCommand, systemClock, type RunnerOptions, type RunResult } from '../run/runner';
 import { DEFAULT_CONTEXT_LIMIT_TOKENS, spillIfNeeded, type SpillFs } from '../spill/spill';
@@ -102,7 +102,7 @@ export async function dispatch(
           bypassTrust: options.bypassTrust ?? options.discoverOptions?.bypassTrust,
         }));
   // No entropy cache: ids stay unique even in processes started from one V8 startup snapshot.
-  const uuid = options.uuid ?? ((): string => randomUUID({ disableEntropyCache: true }));
+  const uuid = options.uuid ?? randomUuid;
   const clock = options.runner?.clock ?? systemClock;
   const tempDir = options.tempDir ?? tmpdir();
   const warnings: string[] = [];

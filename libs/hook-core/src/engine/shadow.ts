@@ -4,7 +4,7 @@
 // so a slow, hanging or crashing shadow hook costs an event at most that grace.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { discoverHooks } from '../config/discover';
 import type { DiscoveryFs } from '../config/env';
 import { managedLayerProblem } from '../config/layer-gate';
@@ -13,7 +13,7 @@ import { aggregate, type RunEffect } from '../outcome/aggregate';
 import { parseRun } from '../outcome/parse';
 import type { HookOutcome, ParsedRun } from '../outcome/types';
 import type { RunRecordDraft } from '../record/schema';
-import { runCommand, type RunnerOptions, type RunResult, type SpawnFn } from '../run/runner';
+import { nodeSpawn, runCommand, type RunnerOptions, type RunResult, type SpawnFn } from '../run/runner';
 import { pluginEnv } from '../run/shell';
 import type { Discovery, HookEvent } from '../types';
 import { considerHooks, type Consideration } from './eligibility';

@@ -1,7 +1,7 @@
 // TOML values JavaScript numbers cannot tell apart: a float with an integral value (`60.0`, `1e3`, `-0.0`) is kept
 // as a TomlFloat so the canonical rendering writes a float again; and the comments the canonical form drops.
 import { parse as parseToml } from 'smol-toml';
-import { randomBytes } from 'node:crypto';
+import { osRandomBytes } from '../record/canonical';
 
 /** A TOML float whose value is integral (JSON renders it as the number; renderPolicyToml as a TOML float). */
 export class TomlFloat {
@@ -55,7 +55,7 @@ export function markTomlFloats(doc: Record<string, unknown>, text: string, skip:
 
 /** Replaces TomlFloat values by placeholders for a TOML stringifier; `restore` writes the floats into its output. */
 export function floatPlaceholders(): { replace: (v: TomlFloat) => string; restore: (toml: string) => string } {
-  const nonce = randomBytes(8).toString('hex');
+  const nonce = osRandomBytes(8).toString('hex');
   const texts: string[] = [];
   return {
     replace: (v) => {

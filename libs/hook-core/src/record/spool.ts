@@ -1,16 +1,20 @@
-// Default run-record sink: an append-only NDJSON spool with per-endpoint sequence numbers and a hash chain.
+// Default run-record sink: an append-only NDJSON spool with per-endpoint sequence numbers and a hash chain. Its file
+// operations are synchronous (small local files under the spool's lock): a hook event is a short process, and
+// node:fs/promises would be a dozen more modules for it to load.
 import {
-  open,
-  readFile,
-  readdir,
-  rename,
-  stat,
-  truncate,
-  unlink,
-  writeFile,
-  mkdir,
-  type FileHandle,
-} from 'node:fs/promises';
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../trust/canonical-json';
 import { sha256Hex } from './canonical';
@@ -56,6 +60,12 @@ export const SPOOL_LOCK_FILE = 'lock';
 export const CLOSED_SEGMENT_RE = /^seg-(\d+)-(\d+)\.ndjson$/;
 const OPEN_SEGMENT_RE = /^seg-(\d+)\.ndjson\.open$/;
 
+/** Writes all of `text` to `fd` (writeSync may write less than asked). */
+function writeAll(fd: number, text: string): void {
+  const data = Buffer.from(text, 'utf8');
+  for (let off = 0; off < data.length;) off += writeSync(fd, data, off);
+}
+
 /** Zero-padded sequence number for segment names (lexical order = numeric order). */
 function pad(n: number): string {
   return String(n).padStart(12, '0');
@@ -67,9 +77,23 @@ function initialState(): SpoolState {
 }
 
 /** Read the spool state (a fresh one if absent). */
-export async function readSpoolState(dir: string): Promise<SpoolState> {
+export function readSpoolState(dir: string): Promise<SpoolState> {
+  return settled(() => readSpoolStateSync(dir));
+}
+
+/** The result of `fn` as a promise (rejected with what it threw). */
+function settled<T>(fn: () => T): Promise<T> {
   try {
-    return JSON.parse(await readFile(join(dir, SPOOL_STATE_FILE), 'utf8')) as SpoolState;
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+}
+
+/** readSpoolState, synchronously. */
+function readSpoolStateSync(dir: string): SpoolState {
+  try {
+    return JSON.parse(readFileSync(join(dir, SPOOL_STATE_FILE), 'utf8')) as SpoolState;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return initialState();
     throw new Error(`spool state ${join(dir, SPOOL_STATE_FILE)} is unreadable: ${(err as Error).message}`);
@@ -90,12 +114,12 @@ export class SpoolSink implements RunRecordSink {
   /** Sequence, chain and append the records; resolves after they are fsync'd. Sets seq/prevHash/gap on the drafts. */
   async write(records: RunRecordDraft[]): Promise<void> {
     if (records.length === 0) return;
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await this.withLock(async () => {
-      const state = await readSpoolState(this.dir);
-      await this.recover(state);
-      await this.rotateIfDue(state);
-      let spoolBytes = await this.spoolBytes(state);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    await this.withLock(() => {
+      const state = readSpoolStateSync(this.dir);
+      this.recover(state);
+      this.rotateIfDue(state);
+      let spoolBytes = this.spoolBytes(state);
       const cap = this.options.maxSpoolBytes ?? 256 * 1024 * 1024;
       const lines: string[] = [];
       for (const draft of records) {
@@ -134,25 +158,25 @@ export class SpoolSink implements RunRecordSink {
         state.open.bytes += size;
       }
       if (lines.length > 0 && state.open) {
-        const fh = await open(join(this.dir, state.open.name), 'a', 0o600);
+        const fd = openSync(join(this.dir, state.open.name), 'a', 0o600);
         try {
-          await fh.write(lines.join('\n') + '\n');
-          if (this.options.fsync !== false) await fh.sync();
+          writeAll(fd, lines.join('\n') + '\n');
+          if (this.options.fsync !== false) fsyncSync(fd);
         } finally {
-          await fh.close();
+          closeSync(fd);
         }
       }
-      await this.saveState(state);
+      this.saveState(state);
     });
   }
 
   /** Close the open segment now (the agent calls this before uploading); returns the closed name, if any. */
   async seal(): Promise<string | undefined> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    return this.withLock(async () => {
-      const state = await readSpoolState(this.dir);
-      const closed = await this.closeOpen(state);
-      await this.saveState(state);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    return this.withLock(() => {
+      const state = readSpoolStateSync(this.dir);
+      const closed = this.closeOpen(state);
+      this.saveState(state);
       return closed;
     });
   }
@@ -161,22 +185,22 @@ export class SpoolSink implements RunRecordSink {
    * Repair after a writer crashed between appending and saving the state: a partial last line is cut off and
    * `lastSeq`/`lastHash` are taken from the last complete record, so the chain continues without reused numbers.
    */
-  private async recover(state: SpoolState): Promise<void> {
+  private recover(state: SpoolState): void {
     const o = state.open;
     if (!o) return;
     const path = join(this.dir, o.name);
     let size: number;
     try {
-      size = (await stat(path)).size;
+      size = statSync(path).size;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       state.open = null;
       return;
     }
     if (size === o.bytes) return;
-    const text = await readFile(path, 'utf8');
+    const text = readFileSync(path, 'utf8');
     const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-    if (complete.length !== text.length) await truncate(path, Buffer.byteLength(complete));
+    if (complete.length !== text.length) truncateSync(path, Buffer.byteLength(complete));
     o.bytes = Buffer.byteLength(complete);
     const last = complete.trimEnd().split('\n').pop();
     if (!last) return;
@@ -190,21 +214,21 @@ export class SpoolSink implements RunRecordSink {
   }
 
   /** Close the open segment if it is too big or too old. */
-  private async rotateIfDue(state: SpoolState): Promise<void> {
+  private rotateIfDue(state: SpoolState): void {
     const o = state.open;
     if (!o) return;
     const tooBig = o.bytes >= (this.options.maxSegmentBytes ?? 1024 * 1024);
     const tooOld = this.now() - o.createdAt >= (this.options.maxSegmentAgeMs ?? 60_000);
-    if (tooBig || tooOld) await this.closeOpen(state);
+    if (tooBig || tooOld) this.closeOpen(state);
   }
 
   /** Rename the open segment to its closed name. */
-  private async closeOpen(state: SpoolState): Promise<string | undefined> {
+  private closeOpen(state: SpoolState): string | undefined {
     const o = state.open;
     if (!o) return undefined;
     const closed = `seg-${pad(o.firstSeq)}-${pad(o.lastSeq)}.ndjson`;
     try {
-      await rename(join(this.dir, o.name), join(this.dir, closed));
+      renameSync(join(this.dir, o.name), join(this.dir, closed));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
@@ -213,16 +237,16 @@ export class SpoolSink implements RunRecordSink {
   }
 
   /** Bytes held by all segments (closed ones are uploaded and deleted by the agent). */
-  private async spoolBytes(state: SpoolState): Promise<number> {
+  private spoolBytes(state: SpoolState): number {
     let total = 0;
-    for (const name of await readdir(this.dir)) {
+    for (const name of readdirSync(this.dir)) {
       if (!CLOSED_SEGMENT_RE.test(name) && !OPEN_SEGMENT_RE.test(name)) continue;
       if (state.open && name === state.open.name) {
         total += state.open.bytes;
         continue;
       }
       try {
-        total += (await stat(join(this.dir, name))).size;
+        total += statSync(join(this.dir, name)).size;
       } catch {
         // deleted by the uploader meanwhile
       }
@@ -231,40 +255,42 @@ export class SpoolSink implements RunRecordSink {
   }
 
   /** Write state.json atomically (temp file, fsync, rename). */
-  private async saveState(state: SpoolState): Promise<void> {
+  private saveState(state: SpoolState): void {
     const tmp = join(this.dir, `${SPOOL_STATE_FILE}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w', 0o600);
+    const fd = openSync(tmp, 'w', 0o600);
     try {
-      await fh.write(JSON.stringify(state));
-      if (this.options.fsync !== false) await fh.sync();
+      writeAll(fd, JSON.stringify(state));
+      if (this.options.fsync !== false) fsyncSync(fd);
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
-    await rename(tmp, join(this.dir, SPOOL_STATE_FILE));
+    renameSync(tmp, join(this.dir, SPOOL_STATE_FILE));
   }
 
   /** Run `fn` holding the spool lock (`lock`, created with O_EXCL; stale locks are broken). */
-  private async withLock<T>(fn: () => Promise<T>): Promise<T> {
+  private async withLock<T>(fn: () => T): Promise<T> {
     const lockPath = join(this.dir, SPOOL_LOCK_FILE);
     const deadline = this.now() + (this.options.lockTimeoutMs ?? 30_000);
     const stale = this.options.staleLockMs ?? 10_000;
-    let fh: FileHandle | undefined;
+    let fd: number | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        fh = await open(lockPath, 'wx', 0o600);
+        fd = openSync(lockPath, 'wx', 0o600);
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
       try {
-        const st = await stat(lockPath);
+        const st = statSync(lockPath);
         if (Date.now() - st.mtimeMs > stale) {
           // Break a stale lock atomically: only one breaker wins the rename.
           const aside = `${lockPath}.stale.${process.pid}.${attempt}`;
-          await rename(lockPath, aside).then(
-            () => unlink(aside),
-            () => undefined,
-          );
+          try {
+            renameSync(lockPath, aside);
+          } catch {
+            continue; // another breaker won
+          }
+          unlinkSync(aside);
           continue;
         }
       } catch {
@@ -274,18 +300,32 @@ export class SpoolSink implements RunRecordSink {
       await new Promise((r) => setTimeout(r, Math.min(2 + attempt, 20)));
     }
     try {
-      await fh.write(`${process.pid} ${new Date().toISOString()}\n`);
-      return await fn();
+      writeAll(fd, `${process.pid} ${new Date().toISOString()}\n`);
+      return fn();
     } finally {
-      await fh.close();
-      await unlink(lockPath).catch(() => undefined);
+      closeSync(fd);
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        // already gone
+      }
     }
   }
 }
 
 /** Closed segments of a spool in sequence order (for the uploader). */
-export async function listClosedSegments(dir: string): Promise<{ name: string; firstSeq: number; lastSeq: number }[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+export function listClosedSegments(dir: string): Promise<{ name: string; firstSeq: number; lastSeq: number }[]> {
+  return Promise.resolve(closedSegmentsOf(dir));
+}
+
+/** listClosedSegments, synchronously. */
+function closedSegmentsOf(dir: string): { name: string; firstSeq: number; lastSeq: number }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    names = [];
+  }
   return names
     .map((name) => {
       const m = CLOSED_SEGMENT_RE.exec(name);
@@ -296,6 +336,6 @@ export async function listClosedSegments(dir: string): Promise<{ name: string; f
 }
 
 /** Write helper kept for tools: replace the state file (used by tests to simulate crashes). */
-export async function writeSpoolState(dir: string, state: SpoolState): Promise<void> {
-  await writeFile(join(dir, SPOOL_STATE_FILE), JSON.stringify(state), { mode: 0o600 });
+export function writeSpoolState(dir: string, state: SpoolState): Promise<void> {
+  return settled(() => writeFileSync(join(dir, SPOOL_STATE_FILE), JSON.stringify(state), { mode: 0o600 }));
 }

@@ -1,5 +1,5 @@
 // Runs one hook command: shell spawn in its own process group, stdin, capped capture, timeout with group kill.
-import { execFile, spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { shellInvocation, type ShellOptions } from './shell';
 
 /** Injectable clock: wall time (epoch ms) and a monotonic timer (ms). */
@@ -10,6 +10,19 @@ export interface Clock {
 
 /** Real clock. */
 export const systemClock: Clock = { now: () => Date.now(), monotonic: () => Number(process.hrtime.bigint()) / 1e6 };
+
+/**
+ * node:child_process, loaded when a hook first runs: an event no hook matches starts no process, and the module (with
+ * node:net and the stream modules it loads) is a large part of a short process's start.
+ */
+export function childProcess(): typeof import('node:child_process') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('node:child_process') as typeof import('node:child_process');
+}
+
+/** child_process.spawn, loaded on first call. */
+export const nodeSpawn = ((...args: Parameters<typeof import('node:child_process').spawn>) =>
+  childProcess().spawn(...args)) as typeof import('node:child_process').spawn;
 
 /** A spawn function shaped like `child_process.spawn` (injectable for tests). */
 export type SpawnFn = (file: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
@@ -119,7 +132,7 @@ export function descendantsOf(root: number, children: Map<number, number[]>): nu
 
 /** Ends a Windows process tree without taskkill /T: lists processes (wmic), terminates the descendants, then the shell. */
 function killTreeByWalk(child: ChildProcess, pid: number): void {
-  execFile(
+  childProcess().execFile(
     'wmic',
     ['process', 'get', 'ParentProcessId,ProcessId'],
     { encoding: 'buffer', windowsHide: true, timeout: 10_000, maxBuffer: 4 << 20 },

@@ -1,7 +1,6 @@
 // Spilling: oversized model-visible hook output is saved whole to disk and replaced by a head-and-tail preview.
-import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { randomUuid } from '../record/canonical';
 
 /** Default model-visible limit in (approximate) tokens. */
 export const DEFAULT_CONTEXT_LIMIT_TOKENS = 2500;
@@ -32,7 +31,14 @@ export interface SpillResult {
   originalTokens: number;
 }
 
-const nodeFs: SpillFs = { mkdir, writeFile };
+// node:fs/promises is loaded only when something spills (a hook event that spills nothing never needs it).
+const fsPromises = (): typeof import('node:fs/promises') =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('node:fs/promises') as typeof import('node:fs/promises');
+const nodeFs: SpillFs = {
+  mkdir: (path, options) => fsPromises().mkdir(path, options),
+  writeFile: (path, data, options) => fsPromises().writeFile(path, data, options),
+};
 
 /** Creates `dir` and its missing parents, one level at a time (bounded by the path's depth; never loops). */
 export async function ensureDir(fs: SpillFs, dir: string, mode: number): Promise<void> {
@@ -111,7 +117,7 @@ export async function spillIfNeeded(text: string, limitTokens: number, options: 
     return { text, spilled: false, originalTokens };
   const fs = options.fs ?? nodeFs;
   const dir = join(options.tempDir, 'hook_outputs', sanitizeSessionId(options.sessionId));
-  const path = join(dir, `${(options.uuid ?? (() => randomUUID({ disableEntropyCache: true })))()}.txt`);
+  const path = join(dir, `${(options.uuid ?? randomUuid)()}.txt`);
   try {
     await ensureDir(fs, dir, 0o700);
     await fs.writeFile(path, text, { mode: 0o600, flag: 'wx' });

@@ -1,5 +1,4 @@
 // Trust identity of a hook: its key and its `sha256:` definition hash (reproduces the reference engine's vectors).
-import { createHash } from 'node:crypto';
 import type { HandlerConfig, HookEvent } from '../types';
 import {
   CONTEXT_EVENTS,
@@ -8,6 +7,7 @@ import {
   MATCHER_EVENTS,
   normalizeTimeout,
 } from '../config/events';
+import { sha256Hex } from '../record/canonical';
 
 /** Platform for which the effective command is hashed (`win32` hashes `commandWindows` when set). */
 export type HashPlatform = NodeJS.Platform;
@@ -74,7 +74,7 @@ export function hookHash(
   platform: HashPlatform = process.platform,
 ): string {
   const text = identityJson(event, matcher, handler, platform);
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return `sha256:${sha256Hex(text)}`;
 }
 
 // Trust key suffix `<event_snake>:<group>:<handler>`.
