@@ -40,7 +40,7 @@ export const HOLD_JITTER_FROM_SEC = 10;
 
 // How long to hold a poll that asked to wait `waitSec`, in ms: a short one the whole wait; a long one ends at a random
 // moment of its last fifth, so polls that began together (a release fans out to every agent at once) do not all come
-// back together at each timeout after (a 30,000-agent fleet re-polling in the same second saturated the instances).
+// back together at each timeout after (seen in bench:scale: 30,000 polls begun together came back in the same second).
 export function holdMs(waitSec: number, random: () => number = Math.random): number {
   const ms = waitSec * 1000;
   return waitSec < HOLD_JITTER_FROM_SEC ? ms : ms - Math.floor(random() * ms * 0.2);
