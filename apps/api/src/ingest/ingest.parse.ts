@@ -3,7 +3,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { ApiError } from '../common/api-error';
-import { jsonDepth, MAX_JSON_DEPTH } from '../common/json-depth';
+import { nestedDeeperThan, MAX_JSON_DEPTH } from '../common/json-depth';
 import { RECORD_COLUMN_NAMES } from '../database/hook-run-columns';
 import { jsonPath } from '../common/zod-issues';
 import { escapeDeep, jsonMayNeedEscape } from '../database/storable-text';
@@ -50,7 +50,7 @@ function itemsOf(body: UploadBody): Array<{ line: number; raw: string | null; te
     let value: unknown;
     try {
       // Bounded nesting before JSON.parse and everything after it (stringify, validation) recurse into the value.
-      if (jsonDepth(text) > MAX_JSON_DEPTH) throw new Error(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (nestedDeeperThan(text)) throw new Error(`nested deeper than ${MAX_JSON_DEPTH} levels`);
       value = JSON.parse(text);
     } catch (err) {
       throw new ApiError('validation_failed', `line ${i + 1}: invalid JSON: ${(err as Error).message}`, [

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { MAX_INVENTORY_BYTES } from '@hookwarden/hook-core';
-import { jsonDepth } from '../common/json-depth';
+import { nestedDeeperThan } from '../common/json-depth';
 
 /** The media type of inventory uploads. */
 export const INVENTORY_MEDIA_TYPE = 'application/vnd.hookwarden.inventory+json';
@@ -48,7 +48,7 @@ export function registerInventoryParser(fastify: FastifyInstance): void {
           throw new BodyError(415, `Unsupported Content-Encoding ${encoding} (use gzip or none)`);
         }
         const text = raw.toString('utf8');
-        if (jsonDepth(text, MAX_DEPTH) > MAX_DEPTH)
+        if (nestedDeeperThan(text, MAX_DEPTH))
           throw new BodyError(400, `Inventory JSON nested deeper than ${MAX_DEPTH} levels`);
         try {
           return JSON.parse(text) as unknown;

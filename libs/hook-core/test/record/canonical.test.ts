@@ -1,8 +1,21 @@
 // The per-event sha256 and ids (record/canonical): the JavaScript SHA-256 used for small inputs gives node:crypto's
-// digest, at every length around the padding boundaries and on the FIPS 180-4 vectors; ids are RFC 4122 version 4.
+// digest, at every length around the padding boundaries and on the FIPS 180-4 vectors; a short process hashes in
+// JavaScript without loading node:crypto, a process that hashes a lot (or has node:crypto already) hashes natively;
+// ids are RFC 4122 version 4.
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { osRandomBytes, randomUuid, sha256Hex, sha256Small, SMALL_INPUT_BYTES } from '../../src/record/canonical';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  JS_BUDGET_BYTES,
+  osRandomBytes,
+  randomUuid,
+  sha256Hex,
+  sha256Small,
+  SMALL_INPUT_BYTES,
+} from '../../src/record/canonical';
 
 const nodeSha = (d: string | Uint8Array): string => createHash('sha256').update(d).digest('hex');
 
@@ -33,6 +46,63 @@ describe('sha256 for small inputs', () => {
     expect(sha256Hex(big)).toBe(nodeSha(big));
     const view = big.subarray(3, 200);
     expect(sha256Hex(view)).toBe(nodeSha(view));
+  });
+});
+
+describe('where a process hashes', () => {
+  const repo = resolve(__dirname, '../../../..');
+  const compiled = resolve(repo, 'libs/hook-core/dist/record/canonical.js');
+  beforeAll(() => {
+    execFileSync('npx', ['tsc', '-b', 'tsconfig.build.json'], { cwd: repo, stdio: 'ignore' });
+  }, 120_000);
+  // Runs `body` as a script file in a fresh Node process (`node -e` loads node:crypto itself), the compiled module as
+  // `c`; returns what it pushed to `out`.
+  const inProcess = (body: string): unknown => {
+    const dir = mkdtempSync(join(tmpdir(), 'hw-canonical-'));
+    try {
+      const script = join(dir, 'hash.cjs');
+      writeFileSync(
+        script,
+        `const c = require(${JSON.stringify(compiled)});\nconst out = [];\n${body}\nconsole.log(JSON.stringify(out));\n`,
+      );
+      return JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const loaded = "process.moduleLoadList.includes('NativeModule crypto')";
+
+  it('a hook event (a few small texts) does not load node:crypto; a process past the budget does, same digests', () => {
+    const [few, past, digests] = inProcess(`
+      const texts = ['abc', 'x'.repeat(2000), '日本語'];
+      const a = texts.map((t) => c.sha256Hex(t));
+      out.push(${loaded});
+      let n = 0;
+      while (!${loaded}) { c.sha256Hex('y'.repeat(1000) + n); n++; if (n > 10000) break; }
+      out.push(n);
+      out.push([...a, ...texts.map((t) => c.sha256Hex(t))]);
+    `) as [boolean, number, string[]];
+    expect(few).toBe(false);
+    // Strings count as up to 3 bytes per UTF-16 unit: the switch comes once about JS_BUDGET_BYTES were hashed.
+    expect(past).toBeGreaterThan(Math.floor(JS_BUDGET_BYTES / 3003) - 2);
+    expect(past).toBeLessThanOrEqual(Math.ceil(JS_BUDGET_BYTES / 3003) + 1);
+    const expected = ['abc', 'x'.repeat(2000), '日本語'].map((t) => nodeSha(t));
+    expect(digests).toEqual([...expected, ...expected]);
+  });
+
+  it('a process that loaded node:crypto hashes natively from the first input', () => {
+    const [, before, after] = inProcess(`
+      require('node:crypto');
+      const k = require('node:crypto').createHash;
+      let calls = 0;
+      require('node:crypto').createHash = (...a) => { calls++; return k(...a); };
+      out.push(c.sha256Hex('abc'));
+      out.push(calls);
+      c.sha256Hex('def');
+      out.push(calls);
+    `) as [string, number, number];
+    expect(before).toBe(1);
+    expect(after).toBe(2);
   });
 });
 
