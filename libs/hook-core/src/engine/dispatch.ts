@@ -221,7 +221,9 @@ export async function dispatch(
   const dispatchId = uuid();
   const recordedAt = new Date(clock.now()).toISOString();
   const turnId = typeof input.turn_id === 'string' && input.turn_id !== '' ? input.turn_id : null;
-  const toolCall = captureToolCall(toolName, input.tool_input, capture, patterns);
+  // The tool call as kept in records (hashes, redacted excerpt): only when there is a record to put it in.
+  const toolCall =
+    relevant.length > 0 || shadow !== undefined ? captureToolCall(toolName, input.tool_input, capture, patterns) : null;
   const ctx: RecordContext = {
     toolCall,
     event,
