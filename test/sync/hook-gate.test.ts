@@ -1,9 +1,13 @@
 // Rollout gate on hook runs: computed over the endpoints that applied a staged release's revision (each endpoint's own
 // failure rate, weighing once, with a minimum of reporting endpoints), so failures pause it by themselves and one
 // endpoint, least of all one never served the revision, cannot.
+import { randomUUID } from 'node:crypto';
 import { canonicalJson, sha256Hex } from '@hookwarden/hook-core';
 import type { INestApplicationContext } from '@nestjs/common';
+import { Queue, QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addJob } from '../../apps/api/src/queues/jobs';
+import { QUEUES } from '../../apps/api/src/queues/queue-names';
 import { startTestApi, type TestApi } from '../support/api';
 import { eventually, runRecord } from '../support/audit-factories';
 import { call } from '../support/http';
@@ -13,12 +17,19 @@ import { startTestWorker } from '../support/worker';
 
 let api: TestApi;
 let worker: INestApplicationContext;
+let rollout: Queue;
+let rolloutEvents: QueueEvents;
 
 beforeAll(async () => {
   api = await startTestApi();
   worker = await startTestWorker(api.config);
+  const opts = { connection: { url: api.config.REDIS_URL }, prefix: `${api.config.REDIS_PREFIX}:bull` };
+  rollout = new Queue(QUEUES.rollout, opts);
+  rolloutEvents = new QueueEvents(QUEUES.rollout, opts);
+  await rolloutEvents.waitUntilReady();
 });
 afterAll(async () => {
+  await Promise.all([rolloutEvents?.close(), rollout?.close()]);
   await worker?.close();
   await api?.close();
 });
@@ -132,8 +143,12 @@ async function gateOnceStored(releaseId: string, runs: number, notCounted = 0) {
   });
 }
 
-// Lets the worker's gate check (queued one second after a batch is stored) run.
-const gateCheckRan = () => new Promise((r) => setTimeout(r, 3000));
+// Has the worker run the group's gate check now, over everything stored so far (the job the ingest queues a second
+// after a batch, with an id of its own), and returns its outcome: 'open', 'paused' or 'skipped'.
+async function gateCheck(groupId: string): Promise<string> {
+  const job = await addJob(rollout, 'check-gate', { groupId }, { jobId: `test_gate_${randomUUID()}` });
+  return (await job.waitUntilFinished(rolloutEvents, 30_000)) as string;
+}
 
 // The release's status and pause reason.
 async function statusOf(releaseId: string): Promise<{ status: string; pausedReason: string | null }> {
@@ -145,7 +160,7 @@ const times = (n: number, status: RunStatus): RunStatus[] => Array<RunStatus>(n)
 describe('hook failure rate gate', () => {
   it('one endpoint never served the revision cannot pause the rollout: its records are stored and flagged', async () => {
     // The reported attack: 30 failed records claiming revision 2 from an endpoint that never applied anything.
-    const { release, onOld, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
+    const { groupId, release, onOld, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
     const intruder = onOld[0]!;
     // Claiming to have failed to apply revision 2 changes nothing (the apply gate alone would pause above 5%) ...
     const failedReport = await intruder.credential.call('POST', '/v1/agent/status', {
@@ -169,7 +184,7 @@ describe('hook failure rate gate', () => {
       hookEndpoints: [],
       hookReason: null,
     });
-    await gateCheckRan();
+    expect(await gateCheck(groupId)).toBe('open');
     expect(await statusOf(release.id)).toMatchObject({ status: 'rolling', pausedReason: null });
     // Stored as evidence (under the uploader's own identity), flagged once with the count.
     const stored = await query(api.db.url, `SELECT count(*)::int AS n FROM hook_runs WHERE endpoint_id = $1`, [
@@ -194,12 +209,12 @@ describe('hook failure rate gate', () => {
   });
 
   it('one endpoint that applied the revision cannot pause it alone: fewer than minReportingEndpoints report', async () => {
-    const { release, onNew, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
+    const { groupId, release, onNew, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
     await reportApplied(onNew[0]!, 2, digests.get(2)!);
     await uploadRuns(onNew[0]!.credential, 2, times(200, 'failed'));
     const gate = await gateOnceStored(release.id, 200);
     expect(gate).toMatchObject({ hookFailureRate: 1, appliedEndpoints: 1, reportingEndpoints: 1 });
-    await gateCheckRan();
+    expect(await gateCheck(groupId)).toBe('open');
     expect((await statusOf(release.id)).status).toBe('rolling');
     const findings = await query(api.db.url, `SELECT kind FROM hook_run_findings WHERE endpoint_id = $1`, [
       onNew[0]!.id,
@@ -208,7 +223,10 @@ describe('hook failure rate gate', () => {
   });
 
   it('pauses once enough endpoints that applied the revision fail, each weighing once, naming them', async () => {
-    const { release, onNew, onOld, digests } = await stagedRollout({ maxHookFailureRate: 0.5, minHookRuns: 20 });
+    const { groupId, release, onNew, onOld, digests } = await stagedRollout({
+      maxHookFailureRate: 0.5,
+      minHookRuns: 20,
+    });
     const [healthy, b, c, light] = onNew as [GateEndpoint, GateEndpoint, GateEndpoint, GateEndpoint];
     for (const e of [healthy, b, c, light]) await reportApplied(e, 2, digests.get(2)!);
     for (const e of onOld) await reportApplied(e, 1, digests.get(1)!);
@@ -237,7 +255,7 @@ describe('hook failure rate gate', () => {
       const rows = await query(api.db.url, `SELECT count(*)::int AS n FROM hook_runs WHERE policy_revision = '1'`);
       return rows[0].n >= onOld.length * 5;
     });
-    await gateCheckRan();
+    expect(await gateCheck(groupId)).toBe('open');
     expect(await statusOf(release.id)).toMatchObject({ status: 'rolling', pausedReason: null });
 
     // A third failing endpoint: (0 + 1 + 0.75) / 3 = 0.583 over 3 reporting endpoints, the gate check pauses it.
@@ -276,7 +294,7 @@ describe('hook failure rate gate', () => {
     await uploadRuns(c.credential, 2, [...times(4, 'ran'), ...times(6, 'failed')]);
     // Reaching the threshold exactly, (0.4 + 0.5 + 0.6) / 3, does not close the gate; exceeding it does.
     expect((await gateOnceStored(below.release.id, 30)).hookFailureRate).toBeCloseTo(0.5, 5);
-    await gateCheckRan();
+    expect(await gateCheck(below.groupId)).toBe('open');
     expect((await statusOf(below.release.id)).status).toBe('rolling');
     await uploadRuns(c.credential, 2, ['failed']);
     await eventually(async () => (await statusOf(below.release.id)).status === 'paused');
