@@ -1,11 +1,13 @@
 // bench/hook-dispatch: engine dispatch vs plain child_process.spawn through the same shell, 100-hook discovery, and
 // the per-event process: `zerotwo-hooks dispatch` / `hookwarden-agent hooks dispatch` with one trivial matching hook
 // against the physical floor (a Node process running the same hook through `sh -c`) and with no matching hook against
-// bare `node -e 0` (NODE_EXTRA_CA_CERTS unset, as on endpoints); each target is printed with PASS/FAIL.
+// bare `node -e 0` (NODE_EXTRA_CA_CERTS unset, as on endpoints), and with a shadow layer beside the managed one
+// (target 7 of issue 24, on the process the agent waits for; the engine call alone is the in-process shadow row);
+// each target is printed with PASS/FAIL.
 // Run with `npm run bench:hooks` (`-- --process-only` for the process rows, `-- --shadow-only` for the shadow row). Builds the packages first (tsc -b, the
 // bins' bundles) and the Linux endpoint package (npm run package:agent -- --no-windows).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -290,14 +292,32 @@ function benchProcesses() {
     '[hooks]\nmanaged_dir = "/opt/bench/hooks"\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n' +
       '[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "cat >/dev/null"\n',
   );
+  // The same managed layer with a shadow layer beside it (a shadow release, issue 27): one more trivial hook, observed.
+  const shadowRoot = join(dir, 'root-shadow');
+  mkdirSync(join(shadowRoot, 'etc', 'zerotwo', 'shadow'), { recursive: true });
+  const shadowRequirements = join(shadowRoot, 'etc', 'zerotwo', 'requirements.toml');
+  writeFileSync(shadowRequirements, readFileSync(requirements));
+  writeFileSync(
+    join(shadowRoot, 'etc', 'zerotwo', 'shadow', 'requirements.toml'),
+    '[hooks]\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "cat >/dev/null"\n',
+  );
+  writeFileSync(
+    join(shadowRoot, 'etc', 'zerotwo', 'shadow', 'shadow-release.json'),
+    JSON.stringify({ releaseId: 'bench', version: 'v' }),
+  );
   const event = JSON.stringify({ ...input, cwd: dir });
   const noMatch = JSON.stringify({ ...input, cwd: dir, tool_name: 'Read', tool_input: { file_path: '/etc/hosts' } });
   const core = ['dispatch', 'PreToolUse', '--requirements', requirements, '--home', home, '--project', dir];
   const agent = ['hooks', 'dispatch', 'PreToolUse', '--root', agentRoot, '--state-dir', state];
   agent.push('--home', home, '--project', dir);
-  const runs = (n) => (out) => {
-    if (JSON.parse(out).runs.length !== n) throw new Error(`expected ${n} hook run(s): ${out.slice(0, 200)}`);
-  };
+  const runs =
+    (n, shadowRuns = 0) =>
+    (out) => {
+      const r = JSON.parse(out);
+      if (r.runs.length !== n || (r.shadow?.runs.length ?? 0) !== shadowRuns)
+        throw new Error(`expected ${n} hook run(s) and ${shadowRuns} shadow run(s): ${out.slice(0, 200)}`);
+    };
+  const coreShadow = core.map((a) => (a === requirements ? shadowRequirements : a));
   const bin = (name) => join(repo, 'node_modules', '.bin', name);
   const node = process.execPath;
   const commands = [
@@ -358,6 +378,13 @@ function benchProcesses() {
       check: runs(1),
     },
     {
+      name: 'zerotwo-hooks, npm bin, + 1 shadow hook',
+      cmd: bin('zerotwo-hooks'),
+      args: coreShadow,
+      input: event,
+      check: runs(1, 1),
+    },
+    {
       name: 'zerotwo-hooks, workspace dist/ (tsc output)',
       cmd: node,
       args: [join(repo, 'libs/hook-core/dist/cli/main.js'), ...core],
@@ -379,6 +406,12 @@ function benchProcesses() {
     target('hookwarden-agent hooks dispatch, npm bin, no hook matches', aNpmNone, base, 1.3),
     target('zerotwo-hooks single executable', zSea, { ...zNpm, name: 'the npm bin' }, 1.0),
     target('hookwarden-agent single executable', aSea, { ...aNpm, name: 'the npm bin' }, 1.0),
+    target(
+      'zerotwo-hooks dispatch, npm bin, 1 enforced + 1 shadow hook',
+      rows.find((r) => r.name.endsWith('+ 1 shadow hook')),
+      { ...zNpm, name: 'the same without the shadow layer' },
+      1.1,
+    ),
   ];
   return { runs: RUNS, rows, targets };
 }
