@@ -17,14 +17,19 @@ export function installed(command) {
 // When every instance is unready at once (a shared dependency failing over: Redis, the PostgreSQL primary), the same
 // instances serve as an unchecked backup pool: they answer what they can and 503 + Retry-After for the rest, instead
 // of HAProxy's own 503 for everything.
-export function haproxyConfig({ port, servers, maxconn = 4096 }) {
+// `statsSocket`: a path for HAProxy's admin socket (show info, show stat); `errorLog`: abnormal requests only (termination
+// state other than normal) logged to stdout.
+export function haproxyConfig({ port, servers, maxconn = 4096, statsSocket, errorLog = false }) {
   return [
     'global',
     `  maxconn ${maxconn}`,
     '  nbthread 1',
+    ...(statsSocket ? [`  stats socket ${statsSocket} mode 600 level admin`] : []),
+    ...(errorLog ? ['  log stdout format raw local0 info'] : []),
     'defaults',
     '  mode http',
     '  option httplog',
+    ...(errorLog ? ['  log global', '  option dontlog-normal'] : []),
     '  option forwardfor',
     '  option redispatch 1',
     '  retries 3',
@@ -109,9 +114,10 @@ export async function ready(url) {
 }
 
 // Starts HAProxy (foreground, its config in `dir`) on `port` in front of `servers` ({ name, port }).
-export function startHaproxy({ dir, port, servers, maxconn, fdLimit }) {
-  const cfg = path.join(dir, 'haproxy.cfg');
-  writeFileSync(cfg, haproxyConfig({ port, servers, maxconn }));
+// `name` names its config file (several processes may share `dir`); `statsSocket` and `errorLog` as in haproxyConfig.
+export function startHaproxy({ dir, port, servers, maxconn, fdLimit, name = 'haproxy', statsSocket, errorLog }) {
+  const cfg = path.join(dir, `${name}.cfg`);
+  writeFileSync(cfg, haproxyConfig({ port, servers, maxconn, statsSocket, errorLog }));
   const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy refuses its configuration: ${check.stderr}${check.stdout}`);
   return spawnLimited('haproxy', ['-db', '-f', cfg], { fdLimit });
