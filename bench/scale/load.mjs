@@ -167,17 +167,9 @@ async function onLine(line) {
     }));
     const src = (i) => msg.sources[i % msg.sources.length];
     let failed = 0;
-    await pooled(agents, 64, async (a, i) => {
-      a.session = await openSession(msg.url, a, src(i));
-      if (!a.session) return void failed++;
-      const first = await getBundle(msg.url, a, {}, src(i));
-      a.etag = first.headers?.etag ?? null;
-      if (first.status !== 200) failed++;
-    });
     results = new Array(agents.length);
     // Like the agent: poll again when a poll ends unchanged (or fails, after a second), until the release arrives;
     // renew the session a minute before it expires, or when it was refused as expired.
-    // Polls are opened in steps so listen backlogs never overflow (SYN retries would distort the timings).
     const poll = async (a, i) => {
       for (;;) {
         if (Date.now() - a.sessionAt > msg.sessionTtlMs - 60_000)
@@ -191,13 +183,28 @@ async function onLine(line) {
         if (t0 !== null && r.at > t0 + 120_000) return r;
       }
     };
-    for (let i = 0; i < agents.length; i++) {
-      const a = agents[i];
+    // Starts agent i's polling (or records it as failed), its result kept for the report.
+    const start = (a, i) =>
       void (a.session ? poll(a, i) : Promise.resolve({ status: 0 })).then((r) => {
         results[i] = r;
         finished++;
         maybeDone();
       });
+    // Kept-alive connections: each agent starts polling once it has its session and bundle, as hookwarden-agent does
+    // (its connection stays open from the session on). New connections per request: every agent starts once all have
+    // sessions, in steps so listen backlogs do not overflow.
+    await pooled(agents, 64, async (a, i) => {
+      a.session = await openSession(msg.url, a, src(i));
+      if (!a.session) failed++;
+      else {
+        const first = await getBundle(msg.url, a, {}, src(i));
+        a.etag = first.headers?.etag ?? null;
+        if (first.status !== 200) failed++;
+      }
+      if (msg.keepAlive) start(a, i);
+    });
+    for (let i = 0; !msg.keepAlive && i < agents.length; i++) {
+      start(agents[i], i);
       if (i % 200 === 199) await new Promise((r) => setTimeout(r, 20));
     }
     setTimeout(() => out({ event: 'held', n: agents.length, failed }), 2000);

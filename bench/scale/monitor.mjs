@@ -196,11 +196,11 @@ export function startMonitor({
         const servers = apiPorts
           .map((_, k) => {
             const s = st[`instances/api${k}`] ?? {};
-            return `api${k} ${s.status} scur ${s.scur} qcur ${s.qcur} idle ${s.idle_conn_cur ?? '?'} +econ ${d(s, k, 'econ')} +eresp ${d(s, k, 'eresp')} +wretr ${d(s, k, 'wretr')} +wredis ${d(s, k, 'wredis')} +cli_abrt ${d(s, k, 'cli_abrt')} +srv_abrt ${d(s, k, 'srv_abrt')}`;
+            return `api${k} ${s.status} scur ${s.scur} qcur ${s.qcur} idle ${s.idle_conn_cur ?? '?'} +econ ${d(s, k, 'econ')} +eresp ${d(s, k, 'eresp')} +wretr ${d(s, k, 'wretr')} +wredis ${d(s, k, 'wredis')} +cli_abrt ${d(s, k, 'cli_abrt')} +srv_abrt ${d(s, k, 'srv_abrt')} +connect ${d(s, k, 'connect')} +reuse ${d(s, k, 'reuse')}`;
           })
           .join(' | ');
         log(
-          `hap${i}: CurrConns ${inf.CurrConns}/${inf.Maxconn} Maxsock ${inf.Maxsock} Ulimit-n ${inf['Ulimit-n']} ConnRate ${inf.ConnRate} Idle_pct ${inf.Idle_pct}; fe scur ${fe.scur} +req ${d(fe, 'fe', 'req_tot')} +ereq ${d(fe, 'fe', 'ereq')} +dreq ${d(fe, 'fe', 'dreq')} +3xx ${d(fe, 'fe', 'hrsp_3xx')} +2xx ${d(fe, 'fe', 'hrsp_2xx')} +4xx ${d(fe, 'fe', 'hrsp_4xx')} +5xx ${d(fe, 'fe', 'hrsp_5xx')}; be scur ${be.scur} qcur ${be.qcur} +econ ${d(be, 'be', 'econ')} +eresp ${d(be, 'be', 'eresp')}; ${servers}`,
+          `hap${i}: CurrConns ${inf.CurrConns}/${inf.Maxconn} Maxsock ${inf.Maxsock} Ulimit-n ${inf['Ulimit-n']} ConnRate ${inf.ConnRate} Idle_pct ${inf.Idle_pct}; fe scur ${fe.scur} +conn ${d(fe, 'fe', 'conn_tot')} +req ${d(fe, 'fe', 'req_tot')} +ereq ${d(fe, 'fe', 'ereq')} +dreq ${d(fe, 'fe', 'dreq')} +3xx ${d(fe, 'fe', 'hrsp_3xx')} +2xx ${d(fe, 'fe', 'hrsp_2xx')} +4xx ${d(fe, 'fe', 'hrsp_4xx')} +5xx ${d(fe, 'fe', 'hrsp_5xx')}; be scur ${be.scur} qcur ${be.qcur} +econ ${d(be, 'be', 'econ')} +eresp ${d(be, 'be', 'eresp')}; ${servers}`,
         );
         prevStat.set(i, was);
       }

@@ -24,6 +24,10 @@ export function haproxyConfig({ port, servers, maxconn = 4096, statsSocket, erro
     'global',
     `  maxconn ${maxconn}`,
     '  nbthread 1',
+    // Keep a finished request's server connection for the client's next request at any descriptor use (defaults: not
+    // above 20% of maxsock), so kept-alive agents re-poll without a new connection to an instance each time.
+    '  tune.pool-low-fd-ratio 90',
+    '  tune.pool-high-fd-ratio 95',
     ...(statsSocket ? [`  stats socket ${statsSocket} mode 600 level admin`] : []),
     ...(errorLog ? ['  log stdout format raw local0 info'] : []),
     'defaults',
@@ -46,6 +50,7 @@ export function haproxyConfig({ port, servers, maxconn = 4096, statsSocket, erro
     '  default_backend instances',
     'backend instances',
     '  balance leastconn',
+    '  option prefer-last-server',
     '  option allbackups',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
