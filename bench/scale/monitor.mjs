@@ -142,12 +142,13 @@ export function startMonitor({
   const terminations = new Map();
   let errorLines = 0;
   let otherLines = 0;
+  let otherRequests = 0;
   // HAProxy's error log: one line per abnormal request; counted by termination state (e.g. CD, sQ, cR, SH).
   for (const p of proxies) {
     p.child.stdout.on('data', (b) => {
       for (const line of b.toString().split('\n')) {
         if (!line.trim()) continue;
-        const m = / ([-a-zA-Z]{4}) \d+\/\d+\/\d+\/\d+\/\d+ \d+\/\d+ /.exec(line);
+        const m = / ([-a-zA-Z]{4}) \d+\/\d+\/\d+\/\d+\/\+?\d+ \d+\/\d+ /.exec(line);
         if (!m) {
           otherLines++;
           if (otherLines <= 20 || otherLines % 1000 === 0) log(`haproxy says: ${line.trim()}`);
@@ -155,7 +156,10 @@ export function startMonitor({
         }
         errorLines++;
         terminations.set(m[1], (terminations.get(m[1]) ?? 0) + 1);
-        if (errorLines <= 20 || errorLines % 5000 === 0) log(`haproxy error log: ${line.trim()}`);
+        const other = !line.includes('GET /v1/agent/bundle');
+        if (errorLines <= 20 || errorLines % 5000 === 0 || (other && (otherRequests += 1) <= 200)) {
+          log(`haproxy error log: ${line.trim()}`);
+        }
       }
     });
   }

@@ -168,11 +168,13 @@ async function stageUploads(db, base, groupId, total) {
     }
   }
   let next = 0;
+  let dropped = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (next < batches.length) {
         const b = batches[next++];
         for (;;) {
+          // A dropped connection is retried like a 503, as the agent retries an upload (counted and reported).
           const res = await fetch(`${base}/v1/agent/hook-runs`, {
             method: 'POST',
             headers: {
@@ -181,7 +183,15 @@ async function stageUploads(db, base, groupId, total) {
               'content-encoding': 'gzip',
             },
             body: b.body,
+          }).catch((err) => {
+            dropped++;
+            log(`upload: ${err.message} (${err.cause?.message ?? ''}); retried`);
+            return null;
           });
+          if (!res) {
+            await new Promise((r) => setTimeout(r, 500));
+            continue;
+          }
           await res.text();
           if (res.status === 202) break;
           if (res.status !== 429 && res.status !== 503) throw new Error(`upload: ${res.status}`);
@@ -190,7 +200,7 @@ async function stageUploads(db, base, groupId, total) {
       }
     }),
   );
-  return { ids: rows.map((r) => r.id), count: per * endpoints };
+  return { ids: rows.map((r) => r.id), count: per * endpoints, dropped };
 }
 
 // Starts `n` workers and measures records/s from the first stored row of `ids` to the last.
@@ -354,16 +364,19 @@ async function main() {
     const lat = done.flatMap((d) => d.latencies).sort((a, b) => a - b);
     const errors = done.reduce((s, d) => s + d.errors, 0);
     stopMonitor();
+    log(
+      `fan-out p50/p99/max ${pct(lat, 50).toFixed(0)}/${pct(lat, 99).toFixed(0)}/${lat[lat.length - 1].toFixed(0)} ms (${lat.length} delivered, ${errors} not); RSS ${rss.map((m) => m.toFixed(0)).join('/')} MB`,
+    );
     await Promise.all(loads.map((l) => killProcess(l.proc)));
 
     let ingest = null;
     if (!opts['no-ingest']) {
       const one = await stageUploads(db, base, group.id, RECORDS);
       const w1 = await drainWith(db, env, 1, one.ids, one.count);
-      log(`1 worker: ${w1.perSec.toFixed(0)} records/s`);
+      log(`1 worker: ${w1.perSec.toFixed(0)} records/s (${one.dropped} uploads retried after a dropped connection)`);
       const two = await stageUploads(db, base, group.id, RECORDS);
       const w2 = await drainWith(db, env, 2, two.ids, two.count);
-      log(`2 workers: ${w2.perSec.toFixed(0)} records/s`);
+      log(`2 workers: ${w2.perSec.toFixed(0)} records/s (${two.dropped} uploads retried after a dropped connection)`);
       ingest = { records: one.count, one: w1.perSec, two: w2.perSec, ratio: w2.perSec / w1.perSec };
     }
 

@@ -55,7 +55,9 @@ export function haproxyConfig({ port, servers, maxconn = 4096, statsSocket, erro
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
     '  timeout check 2s',
-    '  default-server inter 1s fastinter 500 downinter 500 fall 2 rise 2',
+    // Idle server connections left when clients leave are halved every second (default 5 s), so none is reused near
+    // the instance's keep-alive timeout (72 s), when it may close the connection under the reused request.
+    '  default-server inter 1s fastinter 500 downinter 500 fall 2 rise 2 pool-purge-delay 1s',
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check`),
     ...servers.map((s) => `  server ${s.name}-unready 127.0.0.1:${s.port} backup`),
     '',
