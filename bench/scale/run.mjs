@@ -19,12 +19,18 @@ import { gzipSync } from 'node:zlib';
 import { canonicalJson, endpointKeyId, endpointPublicKeyPem, sha256Hex } from '@hookwarden/hook-core';
 import { createDatabase, dbUrl, dropDatabase, freePort, sql } from '../lib.mjs';
 import { killProcess, ready, spawnLimited, startHaproxy, startNode, until } from '../../test/support/ha/haproxy.mjs';
+import { startMonitor } from './monitor.mjs';
 
 const { values: opts } = parseArgs({
   options: {
     agents: { type: 'string', default: '30000' },
     records: { type: 'string', default: '100000' },
     'no-ingest': { type: 'boolean', default: false },
+    // Diagnosis: seconds to keep the polls held (agents re-polling) after every poll is held, before the release.
+    soak: { type: 'string', default: '0' },
+    // Diagnosis: a new connection for every request (as the bench did before 2026-12-07) instead of one kept-alive
+    // connection per agent (as hookwarden-agent does).
+    'connection-per-request': { type: 'boolean', default: false },
   },
 });
 const AGENTS = Number(opts.agents);
@@ -36,6 +42,8 @@ const EFFECTIVE_FDS = Math.min(FD_LIMIT, HARD_LIMIT);
 const PER_HAPROXY = Math.floor((EFFECTIVE_FDS - 500) / 2);
 /** Polls one load process holds. */
 const PER_LOAD = Math.min(8000, EFFECTIVE_FDS - 500);
+/** The API's agent session lifetime (its default); the load processes renew sessions a minute before. */
+const SESSION_TTL_SEC = 600;
 const TOKEN = `hwt_bench_${randomBytes(24).toString('base64url')}`;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'hw-bench-scale-'));
 const procs = [];
@@ -160,11 +168,13 @@ async function stageUploads(db, base, groupId, total) {
     }
   }
   let next = 0;
+  let dropped = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (next < batches.length) {
         const b = batches[next++];
         for (;;) {
+          // A dropped connection is retried like a 503, as the agent retries an upload (counted and reported).
           const res = await fetch(`${base}/v1/agent/hook-runs`, {
             method: 'POST',
             headers: {
@@ -173,7 +183,15 @@ async function stageUploads(db, base, groupId, total) {
               'content-encoding': 'gzip',
             },
             body: b.body,
+          }).catch((err) => {
+            dropped++;
+            log(`upload: ${err.message} (${err.cause?.message ?? ''}); retried`);
+            return null;
           });
+          if (!res) {
+            await new Promise((r) => setTimeout(r, 500));
+            continue;
+          }
           await res.text();
           if (res.status === 202) break;
           if (res.status !== 429 && res.status !== 503) throw new Error(`upload: ${res.status}`);
@@ -182,7 +200,7 @@ async function stageUploads(db, base, groupId, total) {
       }
     }),
   );
-  return { ids: rows.map((r) => r.id), count: per * endpoints };
+  return { ids: rows.map((r) => r.id), count: per * endpoints, dropped };
 }
 
 // Starts `n` workers and measures records/s from the first stored row of `ids` to the last.
@@ -223,6 +241,7 @@ async function main() {
     HOOKWARDEN_KEK: randomBytes(32).toString('base64'),
     HOOKWARDEN_CURSOR_SECRET: randomBytes(32).toString('hex'),
     TRUST_PROXY: 'loopback',
+    AGENT_SESSION_TTL_SEC: String(SESSION_TTL_SEC),
     BUNDLE_MAX_WAITERS: String(AGENTS + 1000),
     HOOK_RUN_INGEST_MAX_WAITING: '100000',
   };
@@ -230,17 +249,20 @@ async function main() {
     const apis = ports.map((port) => startNode('main', { ...env, PORT: String(port) }, FD_LIMIT));
     procs.push(...apis);
     const nProxies = Math.max(1, Math.ceil((AGENTS + 2000) / PER_HAPROXY));
-    for (let i = 0; i < nProxies; i++) {
-      procs.push(
-        startHaproxy({
-          dir: tmp,
-          port: proxyPort,
-          servers: ports.map((port, k) => ({ name: `api${k}`, port })),
-          maxconn: PER_HAPROXY,
-          fdLimit: FD_LIMIT,
-        }),
-      );
-    }
+    const statSockets = Array.from({ length: nProxies }, (_, i) => path.join(tmp, `haproxy-${i}.sock`));
+    const proxies = statSockets.map((statsSocket, i) =>
+      startHaproxy({
+        dir: tmp,
+        name: `haproxy-${i}`,
+        port: proxyPort,
+        servers: ports.map((port, k) => ({ name: `api${k}`, port })),
+        maxconn: PER_HAPROXY,
+        fdLimit: FD_LIMIT,
+        statsSocket,
+        errorLog: true,
+      }),
+    );
+    procs.push(...proxies);
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
     await Promise.all(urls.map((u) => until(() => ready(u), 180_000, `API ${u}`)));
     await until(() => ready(base), 30_000, 'HAProxy');
@@ -286,13 +308,28 @@ async function main() {
     }
     log(`keys and endpoints ready in ${((now() - t) / 1000).toFixed(1)} s`);
 
+    const stopMonitor = startMonitor({
+      log,
+      proxyPort,
+      apiPorts: ports,
+      apis,
+      proxies,
+      sockets: statSockets,
+      held,
+    });
     const nLoads = Math.max(1, Math.ceil(AGENTS / PER_LOAD));
     const loads = Array.from({ length: nLoads }, () => startLoad());
     const sources = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
     const tHold = now();
     loads.forEach((l, i) => {
       const mine = agents.filter((_, k) => k % nLoads === i).map((a) => ({ keyId: a.keyId, pem: a.pem }));
-      l.send({ url: base, agents: mine, sources });
+      l.send({
+        url: base,
+        agents: mine,
+        sources,
+        keepAlive: !opts['connection-per-request'],
+        sessionTtlMs: SESSION_TTL_SEC * 1000,
+      });
     });
     const heldMsgs = await Promise.all(loads.map((l) => l.wait('held')));
     const failed = heldMsgs.reduce((s, m) => s + m.failed, 0);
@@ -315,7 +352,7 @@ async function main() {
     log(
       `${expected} polls held (${perInstance.join('/')}) after ${((now() - tHold) / 1000).toFixed(0)} s; ${failed} agents failed`,
     );
-    await new Promise((r) => setTimeout(r, 3000));
+    await new Promise((r) => setTimeout(r, 3000 + Number(opts.soak) * 1000));
     const rss = apis.map((p) => rssMb(p.child.pid));
 
     // The load processes learn t0 before the release is made (a poll woken before they knew it would be missed).
@@ -326,16 +363,20 @@ async function main() {
     const done = await Promise.all(loads.map((l) => l.wait('done')));
     const lat = done.flatMap((d) => d.latencies).sort((a, b) => a - b);
     const errors = done.reduce((s, d) => s + d.errors, 0);
+    stopMonitor();
+    log(
+      `fan-out p50/p99/max ${pct(lat, 50).toFixed(0)}/${pct(lat, 99).toFixed(0)}/${lat[lat.length - 1].toFixed(0)} ms (${lat.length} delivered, ${errors} not); RSS ${rss.map((m) => m.toFixed(0)).join('/')} MB`,
+    );
     await Promise.all(loads.map((l) => killProcess(l.proc)));
 
     let ingest = null;
     if (!opts['no-ingest']) {
       const one = await stageUploads(db, base, group.id, RECORDS);
       const w1 = await drainWith(db, env, 1, one.ids, one.count);
-      log(`1 worker: ${w1.perSec.toFixed(0)} records/s`);
+      log(`1 worker: ${w1.perSec.toFixed(0)} records/s (${one.dropped} uploads retried after a dropped connection)`);
       const two = await stageUploads(db, base, group.id, RECORDS);
       const w2 = await drainWith(db, env, 2, two.ids, two.count);
-      log(`2 workers: ${w2.perSec.toFixed(0)} records/s`);
+      log(`2 workers: ${w2.perSec.toFixed(0)} records/s (${two.dropped} uploads retried after a dropped connection)`);
       ingest = { records: one.count, one: w1.perSec, two: w2.perSec, ratio: w2.perSec / w1.perSec };
     }
 

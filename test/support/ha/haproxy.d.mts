@@ -13,7 +13,13 @@ export interface Server {
   port: number;
 }
 export function installed(command: string): boolean;
-export function haproxyConfig(o: { port: number; servers: Server[]; maxconn?: number }): string;
+export function haproxyConfig(o: {
+  port: number;
+  servers: Server[];
+  maxconn?: number;
+  statsSocket?: string;
+  errorLog?: boolean;
+}): string;
 export function spawnLimited(
   command: string,
   args: string[],
@@ -29,4 +35,7 @@ export function startHaproxy(o: {
   servers: Server[];
   maxconn?: number;
   fdLimit?: number;
+  name?: string;
+  statsSocket?: string;
+  errorLog?: boolean;
 }): Proc;

@@ -17,14 +17,23 @@ export function installed(command) {
 // When every instance is unready at once (a shared dependency failing over: Redis, the PostgreSQL primary), the same
 // instances serve as an unchecked backup pool: they answer what they can and 503 + Retry-After for the rest, instead
 // of HAProxy's own 503 for everything.
-export function haproxyConfig({ port, servers, maxconn = 4096 }) {
+// `statsSocket`: a path for HAProxy's admin socket (show info, show stat); `errorLog`: abnormal requests only (termination
+// state other than normal) logged to stdout.
+export function haproxyConfig({ port, servers, maxconn = 4096, statsSocket, errorLog = false }) {
   return [
     'global',
     `  maxconn ${maxconn}`,
     '  nbthread 1',
+    // Keep a finished request's server connection for the client's next request at any descriptor use (defaults: not
+    // above 20% of maxsock), so kept-alive agents re-poll without a new connection to an instance each time.
+    '  tune.pool-low-fd-ratio 90',
+    '  tune.pool-high-fd-ratio 95',
+    ...(statsSocket ? [`  stats socket ${statsSocket} mode 600 level admin`] : []),
+    ...(errorLog ? ['  log stdout format raw local0 info'] : []),
     'defaults',
     '  mode http',
     '  option httplog',
+    ...(errorLog ? ['  log global', '  option dontlog-normal'] : []),
     '  option forwardfor',
     '  option redispatch 1',
     '  retries 3',
@@ -41,11 +50,14 @@ export function haproxyConfig({ port, servers, maxconn = 4096 }) {
     '  default_backend instances',
     'backend instances',
     '  balance leastconn',
+    '  option prefer-last-server',
     '  option allbackups',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
     '  timeout check 2s',
-    '  default-server inter 1s fastinter 500 downinter 500 fall 2 rise 2',
+    // Idle server connections left when clients leave are halved every second (default 5 s), so none is reused near
+    // the instance's keep-alive timeout (72 s), when it may close the connection under the reused request.
+    '  default-server inter 1s fastinter 500 downinter 500 fall 2 rise 2 pool-purge-delay 1s',
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port} check`),
     ...servers.map((s) => `  server ${s.name}-unready 127.0.0.1:${s.port} backup`),
     '',
@@ -109,9 +121,10 @@ export async function ready(url) {
 }
 
 // Starts HAProxy (foreground, its config in `dir`) on `port` in front of `servers` ({ name, port }).
-export function startHaproxy({ dir, port, servers, maxconn, fdLimit }) {
-  const cfg = path.join(dir, 'haproxy.cfg');
-  writeFileSync(cfg, haproxyConfig({ port, servers, maxconn }));
+// `name` names its config file (several processes may share `dir`); `statsSocket` and `errorLog` as in haproxyConfig.
+export function startHaproxy({ dir, port, servers, maxconn, fdLimit, name = 'haproxy', statsSocket, errorLog }) {
+  const cfg = path.join(dir, `${name}.cfg`);
+  writeFileSync(cfg, haproxyConfig({ port, servers, maxconn, statsSocket, errorLog }));
   const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy refuses its configuration: ${check.stderr}${check.stdout}`);
   return spawnLimited('haproxy', ['-db', '-f', cfg], { fdLimit });
