@@ -1,7 +1,8 @@
 // The built API process (run `npm run build` first): one start-up line naming the URL, the docs URL and whether a
 // token was created (route mapping only at debug); no credential in any log line wherever it was sent; LOG_PRETTY.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,15 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   };
 }
 
+// The accept queue size of the socket listening on `baseUrl`'s port (ss shows it as Send-Q of a listener).
+function listenBacklog(baseUrl: string): number {
+  const port = new URL(baseUrl).port;
+  const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim();
+  const fields = line.split(/\s+/);
+  expect(fields[0]).toBe('LISTEN');
+  return Number(fields[2]);
+}
+
 let db: TestDatabase;
 const prefix = `hwtest:${randomBytes(4).toString('hex')}`;
 beforeAll(async () => {
@@ -61,6 +71,9 @@ describe('the API process', () => {
   it('ends start-up with one line, keeps route mapping at debug, and never logs a credential', async () => {
     const server = await startServer({ DATABASE_URL: db.url, REDIS_PREFIX: prefix, LOG_LEVEL: 'info' });
     try {
+      // Connects queue in the kernel (LISTEN_BACKLOG, default 4096, capped by net.core.somaxconn), not Node's 511.
+      const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+      expect(listenBacklog(server.baseUrl)).toBe(Math.min(4096, somaxconn));
       const out = server.output();
       expect(out.match(new RegExp(STARTED.source, 'g'))).toHaveLength(1);
       expect(STARTED.exec(out)![2]).toContain('first admin token created');
@@ -117,6 +130,19 @@ describe('the API process', () => {
       const secretPart = token!.slice(4, 24);
       expect(logged.split(secretPart).length - 1).toBe(1);
       expect(logged).toContain('[REDACTED]');
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  it('listens with the accept queue LISTEN_BACKLOG asks for', async () => {
+    const server = await startServer({
+      DATABASE_URL: db.url,
+      REDIS_PREFIX: `${prefix}:backlog`,
+      LISTEN_BACKLOG: '1234',
+    });
+    try {
+      expect(listenBacklog(server.baseUrl)).toBe(1234);
     } finally {
       await server.stop();
     }

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   // Not ready until the first admin token exists: a client that waits for /readyz can use the token at once.
   app.get(HealthService).startupPending(BOOTSTRAP_TASK);
-  await app.listen({ port: config.PORT, host: config.HOST });
+  await app.listen({ port: config.PORT, host: config.HOST, backlog: config.LISTEN_BACKLOG });
   void bootstrapUntilDone(app, config);
 }
 

@@ -37,6 +37,9 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Connections the kernel queues for accept (capped by net.core.somaxconn): a failover that moves thousands of
+   *  agents at once to this instance queues their connects instead of dropping them (Node's default is 511). */
+  LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65535).default(4096),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
