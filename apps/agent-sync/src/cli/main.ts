@@ -24,9 +24,27 @@ function versionFlagIn(args: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * V8 flags of the daemon (`run` without --once, which idles on its long poll for days): footprint over peak speed.
+ * The young generation keeps its initial size (a start-up burst grows it to 8 MB, returned only by the memory reducer
+ * seconds later) and code is not optimised by TurboFan (its code and zones stay unloaded); the daemon's heavy work is
+ * native (hashing, signatures, JSON, I/O). Tiering and growth flags are read when used, so setting them before the
+ * program is built takes effect (bench/agent, issue 24). scripts/run-bin.cjs sets the same before it compiles the
+ * bundle: V8 rejects a code cache made under other flags.
+ */
+export const DAEMON_V8_FLAGS = '--max-opt=1 --semi-space-growth-factor=1';
+
+// Sets DAEMON_V8_FLAGS when the command line starts the daemon.
+function tuneForDaemon(args: readonly string[]): void {
+  if (args[0] !== 'run' || args.includes('--once')) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('node:v8') as typeof import('node:v8')).setFlagsFromString(DAEMON_V8_FLAGS);
+}
+
 // Runs one command line (the arguments after the executable); resolves with the exit code.
 async function main(args: string[]): Promise<number> {
   try {
+    tuneForDaemon(args);
     // The program's `hooks` command passes every argument after it on as well (no option of its own, no help).
     if (args[0] === 'hooks' && !versionFlagIn(args)) {
       process.exitCode = await hooksRun().runHooks(args.slice(1));

@@ -1,6 +1,13 @@
 // Unified diffs between two versions' content: the canonical TOML and every added, removed or changed managed file.
 // One implementation for the API (version to version) and the CLI (server to directory).
-import { createTwoFilesPatch } from 'diff';
+import type { createTwoFilesPatch as CreateTwoFilesPatch } from 'diff';
+
+// The diff package, loaded on the first diff: hook-core's entry is loaded by processes that never diff (the agent's
+// daemon kept its 19 modules resident).
+function createTwoFilesPatch(...args: Parameters<typeof CreateTwoFilesPatch>): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('diff') as typeof import('diff')).createTwoFilesPatch(...args);
+}
 
 /** One side of a file (an absent side is undefined). `sha256` only decides equality. */
 export interface DiffSideFile {
