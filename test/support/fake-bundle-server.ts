@@ -96,6 +96,11 @@ export class FakeBundleServer {
   readonly requests: string[] = [];
   /** Overrides any route (return true when it answered). */
   handler: FakeHandler | null = null;
+  /** When true, GET /v1/agent/bundle answers name the shadow layer (Hookwarden-Shadow: its ETag, or `none`), as the
+   *  API does for agents that send the header (one poll per agent). */
+  announceShadow = false;
+  /** The Prefer header of each GET /v1/agent/shadow-bundle, in order (undefined: none sent). */
+  readonly shadowPrefers: Array<string | undefined> = [];
   /** Served at GET /v1/agent/keys and GET /v1/agent/assignment when set. */
   keyList: unknown = null;
   assignment: unknown = null;
@@ -153,11 +158,16 @@ export class FakeBundleServer {
             : req.url === '/v1/agent/shadow-bundle'
               ? this.shadowBundle
               : undefined;
+        if (req.url === '/v1/agent/shadow-bundle') this.shadowPrefers.push(req.headers.prefer);
+        const named: Record<string, string> =
+          this.announceShadow && req.url === '/v1/agent/bundle'
+            ? { 'hookwarden-shadow': this.shadowBundle ? `"sha256:${sha(this.shadowBundle.manifest)}"` : 'none' }
+            : {};
         if (served !== undefined) {
-          if (!served) return void res.writeHead(204).end();
+          if (!served) return void res.writeHead(204, named).end();
           const etag = `"sha256:${sha(served.manifest)}"`;
-          if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
-          res.writeHead(200, { 'content-type': 'application/json', etag }).end(JSON.stringify(served));
+          if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag, ...named }).end();
+          res.writeHead(200, { 'content-type': 'application/json', etag, ...named }).end(JSON.stringify(served));
           return;
         }
         res.writeHead(404).end();

@@ -57,6 +57,8 @@ beforeEach(async () => {
   server.handler = null;
   server.bundle = signManifest(key, manifestObject(1, toml(ENFORCED), OK));
   server.shadowBundle = null;
+  server.announceShadow = false;
+  server.shadowPrefers.length = 0;
 });
 afterEach(async () => {
   if (agent) await stopAgent(agent);
@@ -169,6 +171,34 @@ describe('a good shadow bundle', () => {
       'the removal in a status report',
     );
     expect(await visibleLayer(root, ENFORCED)).toEqual(enforced);
+  });
+
+  it('against a server naming the shadow layer on the managed poll: fetched only when named, never long-polled', async () => {
+    server.announceShadow = true;
+    await daemon();
+    // `none` named, none held: the shadow route is not asked.
+    await waitFor(() => server.count('GET /v1/agent/bundle') >= 4, 20_000, 'managed polls');
+    expect(server.count('GET /v1/agent/shadow-bundle')).toBe(0);
+    // A shadow layer named: fetched (without waiting) and applied, once.
+    server.shadowBundle = shadowBundle(3, SHADOW_MANAGED, 'rel-named');
+    await waitFor(
+      () => server.statuses.some((s) => s.shadow?.releaseId === 'rel-named' && s.shadow.revision === 3),
+      20_000,
+      'the named shadow layer applied and reported',
+    );
+    expect(await fs.readFile(path.join(root, SHADOW_MANAGED, 'guard.sh'), 'utf8')).toBe(DENY[0]!.content);
+    const polls = server.count('GET /v1/agent/bundle');
+    await waitFor(() => server.count('GET /v1/agent/bundle') >= polls + 3, 20_000, 'more managed polls');
+    expect(server.count('GET /v1/agent/shadow-bundle')).toBe(1);
+    // Named `none` again: fetched once more (204) and removed.
+    server.shadowBundle = null;
+    await waitFor(
+      async () => !(await fs.stat(path.join(root, 'etc/zerotwo/shadow')).catch(() => null)),
+      20_000,
+      'removal',
+    );
+    expect(server.count('GET /v1/agent/shadow-bundle')).toBe(2);
+    expect(server.shadowPrefers).toEqual([undefined, undefined]);
   });
 
   it('run --once fetches the shadow layer too; a server without the shadow route changes nothing', async () => {

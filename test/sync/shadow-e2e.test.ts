@@ -109,6 +109,15 @@ const event = (a: Agent, command: string): Promise<DispatchResult> =>
     { HW_ROOT: a.root },
   );
 
+// The long polls the API holds now (its /metrics).
+async function heldPolls(): Promise<number> {
+  const res = await call(api.baseUrl, 'GET', '/metrics', { token: api.adminToken });
+  const line = String(res.body)
+    .split('\n')
+    .find((l) => l.startsWith('hookwarden_long_polls_held '));
+  return Number(line?.split(' ')[1]);
+}
+
 // Drains the endpoint's spool once (the real uploader).
 async function upload(a: Agent): Promise<void> {
   const r = await runAgent(['upload-runs', '--once', '--state-dir', a.stateDir]);
@@ -165,6 +174,8 @@ describe('shadow release end to end', () => {
     for (const a of agents.filter((x) => !reached(x))) expect(await shadowToml(a)).toBeNull();
     expect((await admin('POST', `/v1/releases/${shadow.body.id}/advance`)).body.status).toBe('completed');
     for (const a of agents) await waitFor(() => isShadowed(a), 20_000, `${a.name} shadowed after the last ring`);
+    // One long poll per agent, the managed layer's: it names the shadow layer, so no agent holds a second request.
+    await waitFor(async () => (await heldPolls()) === agents.length, 20_000, 'one held poll per agent');
     // The enforced layer is untouched, and the shadow layer runs its own copy of the stricter script.
     for (const a of agents) {
       expect(await enforcedToml(a)).toBe(lenient.toml);

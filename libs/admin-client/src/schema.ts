@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * This endpoint's signed bundle (ETag revalidation and long poll)
-         * @description Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group has no release for this endpoint); a wait of 10 s or more ends at a random moment of its last fifth, so polls that began together do not return together. A release, pause or abort wakes held requests on every API instance. Never a shadow bundle (GET /v1/agent/shadow-bundle).
+         * @description Agent credential. `ETag` is the bundle digest; `If-None-Match` with it answers 304. `Prefer: wait=N` (N ≤ 60) holds the request until this endpoint's bundle changes (200) or N seconds pass (304, or 204 when the group has no release for this endpoint); a wait of 10 s or more ends at a random moment of its last fifth, so polls that began together do not return together. A release, pause or abort wakes held requests on every API instance. Never a shadow bundle (GET /v1/agent/shadow-bundle). One poll per agent: a request carrying `Hookwarden-Shadow` (the shadow layer the agent holds: its quoted ETag, or `none`) also ends when the endpoint's shadow layer differs from it — at once when it already does (304 unless the managed bundle changed too) — and every answer then carries `Hookwarden-Shadow` with the shadow layer to hold, so the agent fetches GET /v1/agent/shadow-bundle (without waiting) only when the two differ.
          */
         get: operations["AgentBundle_get"];
         put?: never;
@@ -8753,6 +8753,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The shadow layer the agent holds: its quoted ETag, or `none` (any other value is ignored). */
+                "Hookwarden-Shadow"?: string;
                 "If-None-Match"?: string;
                 Prefer?: string;
             };
@@ -8765,6 +8767,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description With the request header: the shadow layer this endpoint should hold (the ETag GET /v1/agent/shadow-bundle answers with, or `none`). */
+                    "Hookwarden-Shadow"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8783,6 +8787,8 @@ export interface operations {
             /** @description No release targets this endpoint yet. */
             204: {
                 headers: {
+                    /** @description With the request header: the shadow layer this endpoint should hold (the ETag GET /v1/agent/shadow-bundle answers with, or `none`). */
+                    "Hookwarden-Shadow"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8790,6 +8796,8 @@ export interface operations {
             /** @description Unchanged (If-None-Match matched). */
             304: {
                 headers: {
+                    /** @description With the request header: the shadow layer this endpoint should hold (the ETag GET /v1/agent/shadow-bundle answers with, or `none`). */
+                    "Hookwarden-Shadow"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

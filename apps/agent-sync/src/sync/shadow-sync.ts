@@ -43,6 +43,12 @@ export class ShadowSync {
   /** The digest sent as If-None-Match: the shadow bundle on disk, or the last refused one (not fetched again). */
   private etag: string | null = null;
   private readonly backoff: Backoff;
+  /** Whether the managed poll's answers name the shadow layer (one poll per agent); undefined until its first answer. */
+  private announced: boolean | undefined = undefined;
+  /** The managed poll named a shadow layer other than the one held: fetch it. */
+  private due = false;
+  /** Wakes the loop waiting for the managed poll's next answer. */
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly host: ShadowHost,
@@ -176,6 +182,34 @@ export class ShadowSync {
     });
   }
 
+  // The shadow layer this agent holds as the managed poll names it (SHADOW_LAYER_HEADER): the If-None-Match ETag of
+  // the shadow route, or `none`.
+  heldTag(): string {
+    return this.etag ? `"${this.etag}"` : 'none';
+  }
+
+  // After each answer of the managed poll: the shadow layer it names (null: a server without the one-poll protocol,
+  // whose shadow route this agent then long-polls itself).
+  onManagedAnswer(tag: string | null): void {
+    this.announced = tag !== null;
+    if (tag !== null && tag !== this.heldTag()) this.due = true;
+    this.wake?.();
+  }
+
+  // Resolves at the managed poll's next answer, or when `signal` aborts.
+  private nextManagedAnswer(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.wake = null;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.wake = done;
+      if (signal.aborted) done();
+      else signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   // One request for the shadow bundle (long poll when waitSec > 0).
   async pollOnce(waitSec: number, signal: AbortSignal): Promise<ShadowOutcome> {
     const headers: Record<string, string> = {};
@@ -199,19 +233,32 @@ export class ShadowSync {
     return this.applyRaw(await client.readJson(res, `GET ${SHADOW_BUNDLE_PATH}`, { signal }));
   }
 
-  // The shadow loop: long polls with backoff until `stopped()`; `after` runs after every answer (status report).
+  // The shadow loop until `stopped()`; `after` runs after every answer (status report). Against a server that names
+  // the shadow layer on the managed poll, it fetches the shadow bundle (without waiting) only when that names another
+  // one than held: one long poll per agent. Against an older server, it long-polls the shadow route itself. It waits
+  // for the managed poll's first answer to know which.
   async run(waitSec: number, signal: AbortSignal, stopped: () => boolean, after: () => Promise<void>): Promise<void> {
     while (!stopped()) {
+      if (this.announced !== false && !this.due) {
+        await this.nextManagedAnswer(signal);
+        continue;
+      }
+      const announced = this.announced === true;
+      this.due = false;
       const started = Date.now();
       let delay: number | null = null;
       try {
-        const outcome = await this.pollOnce(waitSec, signal);
+        const outcome = await this.pollOnce(announced ? 0 : waitSec, signal);
         clearThrottle('shadow-poll');
         const news = outcome === 'applied' || outcome === 'removed';
-        if (outcome === 'refused' || (!news && Date.now() - started < FAST_ANSWER_MS)) delay = this.backoff.next();
+        // Told to fetch, an answer at once is expected; a refusal is paced either way.
+        if (outcome === 'refused' || (!announced && !news && Date.now() - started < FAST_ANSWER_MS))
+          delay = this.backoff.next();
         else this.backoff.reset();
       } catch (err) {
         if (stopped()) break;
+        // Told to fetch: try again after the backoff (the managed poll may not name it again before its next answer).
+        if (announced) this.due = true;
         const status = err instanceof ApiHttpError ? err.status : null;
         // A server older than shadow releases has no such route: ask again rarely, and say so once.
         const retryAfter = status === 404 ? NO_ROUTE_RETRY_MS : err instanceof ApiHttpError ? err.retryAfterMs : null;

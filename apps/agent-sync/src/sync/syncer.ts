@@ -1,5 +1,10 @@
 // The agent's sync loop: long-poll the bundle, verify, materialize, keep the last good bundle, repair drift, report.
-import { boundStatusErrors, CONTRACT_VERSION, STATUS_MAX_ERROR_CHARS } from '@hookwarden/hook-core';
+import {
+  boundStatusErrors,
+  CONTRACT_VERSION,
+  SHADOW_LAYER_HEADER,
+  STATUS_MAX_ERROR_CHARS,
+} from '@hookwarden/hook-core';
 import { type ApiClient, ApiHttpError } from '../client/api-client';
 import { endpointClient, migrateToKey } from '../client/identity';
 import { Backoff, sleep } from '../client/backoff';
@@ -462,7 +467,8 @@ export class Syncer {
 
   // One request for the bundle (long poll when waitSec > 0); returns what happened.
   async pollOnce(waitSec: number): Promise<ApplyOutcome | 'not-modified' | 'none'> {
-    const headers: Record<string, string> = {};
+    // The shadow layer held, so the server ends this poll when it should change too (one poll per agent).
+    const headers: Record<string, string> = { [SHADOW_LAYER_HEADER]: this.shadow.heldTag() };
     if (this.etag) headers['if-none-match'] = `"${this.etag}"`;
     if (waitSec > 0) headers.prefer = `wait=${waitSec}`;
     const res = await this.client.request('GET', '/v1/agent/bundle', {
@@ -472,6 +478,7 @@ export class Syncer {
       signal: this.abort.signal,
     });
     this.state.lastCheckInAt = new Date().toISOString();
+    this.shadow.onManagedAnswer(res.headers.get(SHADOW_LAYER_HEADER));
     if (res.status === 304 || res.status === 204) {
       await res.body?.cancel();
       return res.status === 304 ? 'not-modified' : 'none';

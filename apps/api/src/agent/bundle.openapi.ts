@@ -27,7 +27,11 @@ function bundleOperation(op: {
   description: string;
   none: string;
   signed: string;
+  /** Header parameters and response headers of this route beyond the common ones. */
+  extraParameters?: object[];
+  extraHeaders?: Record<string, object>;
 }) {
+  const headers = { ETag: { schema: { type: 'string' } }, ...op.extraHeaders };
   return {
     tags: ['agent'],
     operationId: op.operationId,
@@ -37,11 +41,12 @@ function bundleOperation(op: {
     parameters: [
       { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
       { name: 'Prefer', in: 'header', required: false, schema: { type: 'string', example: 'wait=30' } },
+      ...(op.extraParameters ?? []),
     ],
     responses: {
       '200': {
         description: 'The bundle: the canonical manifest text, its Ed25519 signature (base64) and the signing key id.',
-        headers: { ETag: { schema: { type: 'string' } } },
+        headers,
         content: {
           'application/json': {
             schema: {
@@ -59,8 +64,8 @@ function bundleOperation(op: {
           },
         },
       },
-      '204': { description: op.none },
-      '304': { description: 'Unchanged (If-None-Match matched).' },
+      '204': { description: op.none, headers: op.extraHeaders },
+      '304': { description: 'Unchanged (If-None-Match matched).', headers: op.extraHeaders },
       '401': {
         description: 'Missing, unknown or revoked credential.',
         content: { 'application/json': { schema: errorSchema } },
@@ -84,9 +89,30 @@ export const bundleOpenApiPath = {
       'has no release for this endpoint); a wait of 10 s or more ends at a random moment of its last fifth, so ' +
       'polls that began together do not return together. A release, pause or abort wakes held requests on every ' +
       'API instance. ' +
-      'Never a shadow bundle (GET /v1/agent/shadow-bundle).',
+      'Never a shadow bundle (GET /v1/agent/shadow-bundle). One poll per agent: a request carrying ' +
+      '`Hookwarden-Shadow` (the shadow layer the agent holds: its quoted ETag, or `none`) also ends when the ' +
+      "endpoint's shadow layer differs from it — at once when it already does (304 unless the managed bundle changed " +
+      'too) — and every answer then carries `Hookwarden-Shadow` with the shadow layer to hold, so the agent fetches ' +
+      'GET /v1/agent/shadow-bundle (without waiting) only when the two differ.',
     none: 'No release targets this endpoint yet.',
     signed: 'the signed bytes',
+    extraParameters: [
+      {
+        name: 'Hookwarden-Shadow',
+        in: 'header',
+        required: false,
+        description: 'The shadow layer the agent holds: its quoted ETag, or `none` (any other value is ignored).',
+        schema: { type: 'string', example: 'none' },
+      },
+    ],
+    extraHeaders: {
+      'Hookwarden-Shadow': {
+        description:
+          'With the request header: the shadow layer this endpoint should hold (the ETag GET ' +
+          '/v1/agent/shadow-bundle answers with, or `none`).',
+        schema: { type: 'string' },
+      },
+    },
   }),
 };
 

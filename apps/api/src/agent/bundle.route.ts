@@ -4,6 +4,7 @@
 // (AuthService), same long poll and wake-ups, same error shape, documented in OpenAPI by bundle.openapi.ts.
 import type http from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SHADOW_LAYER_HEADER } from '@hookwarden/hook-core';
 import type { AuthRule } from '../auth/auth.decorators';
 import { AuthRateLimitService } from '../auth/auth-rate-limit.service';
 import { AuthService } from '../auth/auth.service';
@@ -46,6 +47,30 @@ export function holdMs(waitSec: number, random: () => number = Math.random): num
   return waitSec < HOLD_JITTER_FROM_SEC ? ms : ms - Math.floor(random() * ms * 0.2);
 }
 
+/** The one-poll header (hook-core's SHADOW_LAYER_HEADER): the managed long poll also ends when the endpoint's shadow
+ *  layer differs from the one the agent names, and each answer names the one to hold (see bundle.openapi.ts). */
+export const SHADOW_HEADER = SHADOW_LAYER_HEADER;
+
+// The header's value for a shadow bundle (`none`: no shadow layer for the endpoint).
+export function shadowTag(bundle: ServedBundle | null): string {
+  return bundle?.etag ?? 'none';
+}
+
+// The shadow layer an agent says it holds: `none` or one quoted ETag; undefined for anything else (ignored).
+export function parseShadowHeader(value: string | string[] | undefined): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const v = value.trim();
+  return v === 'none' || /^"[\x21\x23-\x7e]{1,200}"$/.test(v) ? v : undefined;
+}
+
+/** A held managed poll's view of both layers: "changed" once the managed bundle or the shadow layer differs. */
+interface PairView extends ServedBundle {
+  managed: ServedBundle | null;
+  shadow: string;
+}
+/** The ETag a pair view carries while neither layer changed (what the held request's If-None-Match names). */
+const PAIR_HELD = '"held"';
+
 const UNAUTHORIZED = { 'www-authenticate': 'Bearer' };
 
 /** An authenticated agent of a request (`secret`: the legacy bearer, '' for a signed request). */
@@ -61,6 +86,8 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
   readonly methods = ['GET', 'HEAD'] as const;
   abstract readonly path: string;
   abstract readonly noneIsChange: boolean;
+  /** True on the managed route: it names the shadow layer to agents that send SHADOW_HEADER (one poll each). */
+  protected readonly announcesShadow: boolean = false;
   readonly authRule: AuthRule = { kind: 'agent' };
 
   /** The endpoint's bundle of this route under its group's state (null: none for it). */
@@ -124,6 +151,7 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
     endpointId: string,
     bundle: ServedBundle | null,
     waited: number,
+    extra: http.OutgoingHttpHeaders,
   ): Promise<void> {
     let valid: boolean;
     try {
@@ -134,7 +162,7 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
         'retry-after': '5',
       });
     }
-    if (valid) return this.answer(res, requestId, bundle, false, waited);
+    if (valid) return this.answer(res, requestId, bundle, false, waited, extra);
     this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
   }
 
@@ -145,9 +173,10 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
     bundle: ServedBundle | null,
     changed: boolean,
     waited: number,
+    extra: http.OutgoingHttpHeaders = {},
   ): void {
     if (res.headersSent || res.destroyed) return;
-    const headers: http.OutgoingHttpHeaders = { 'x-request-id': requestId, 'cache-control': 'no-cache' };
+    const headers: http.OutgoingHttpHeaders = { 'x-request-id': requestId, 'cache-control': 'no-cache', ...extra };
     if (waited > 0) headers['preference-applied'] = `wait=${waited}`;
     if (!bundle) {
       res.writeHead(204, headers).end();
@@ -306,10 +335,14 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
     const inm = req.headers['if-none-match'];
     const wait = preferWait(req.headers.prefer);
     const bundle = this.select(state, endpointId);
-    if (!unchanged(bundle, inm, this.noneIsChange)) return (this.answer(res, requestId, bundle, true, 0), true);
-    if (wait === 0) return (this.answer(res, requestId, bundle, false, 0), true);
+    // The shadow layer the agent holds, when it speaks the one-poll protocol (managed route only).
+    const heldShadow = this.announcesShadow ? parseShadowHeader(req.headers[SHADOW_HEADER]) : undefined;
+    const shadowNow = heldShadow === undefined ? undefined : shadowTag(shadowBundleFor(state, endpointId));
+    const extra: http.OutgoingHttpHeaders = shadowNow === undefined ? {} : { [SHADOW_HEADER]: shadowNow };
+    if (!unchanged(bundle, inm, this.noneIsChange)) return (this.answer(res, requestId, bundle, true, 0, extra), true);
+    if (wait === 0 || shadowNow !== heldShadow) return (this.answer(res, requestId, bundle, false, 0, extra), true);
     if (gen !== this.cache.gen(groupId)) return false; // changed while loading: evaluate again before holding
-    if (invalidations !== this.auth.invalidations) return (this.answer(res, requestId, bundle, false, 0), true);
+    if (invalidations !== this.auth.invalidations) return (this.answer(res, requestId, bundle, false, 0, extra), true);
     if (this.cache.full) {
       const retry = String(5 + Math.floor(Math.random() * 10));
       this.fail(res, requestId, 503, 'unavailable', 'Too many held requests on this instance', {
@@ -317,25 +350,46 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
       });
       return true;
     }
+    const pair = heldShadow === undefined ? null : this.pairSelector(inm, heldShadow);
     const cancel = this.cache.hold(
       groupId,
       {
         endpointId,
-        ifNoneMatch: inm,
-        selector: this,
+        ifNoneMatch: pair ? PAIR_HELD : inm,
+        selector: pair ?? this,
         finish: (next) => {
-          if (next === undefined) return this.answer(res, requestId, bundle, false, wait);
+          if (next === undefined) return this.answer(res, requestId, bundle, false, wait, extra);
           if (next === 'revoked') {
             return this.fail(res, requestId, 401, 'unauthorized', 'Missing or invalid credentials', UNAUTHORIZED);
           }
-          if (next === 'recheck') return void this.recheck(req, res, requestId, secret, endpointId, bundle, wait);
-          this.answer(res, requestId, next, true, wait);
+          if (next === 'recheck') {
+            return void this.recheck(req, res, requestId, secret, endpointId, bundle, wait, extra);
+          }
+          if (!pair) return this.answer(res, requestId, next, true, wait);
+          // Either layer changed: the managed bundle if it did (else unchanged), with the shadow layer to hold.
+          const view = next as PairView;
+          const managedChanged = !unchanged(view.managed, inm, this.noneIsChange);
+          this.answer(res, requestId, view.managed, managedChanged, wait, { [SHADOW_HEADER]: view.shadow });
         },
       },
       holdMs(wait),
     );
     res.on('close', cancel);
     return true;
+  }
+  // What a held one-poll request waits on: a view of both layers that reads "changed" (its ETag no longer PAIR_HELD)
+  // once the managed bundle differs from `inm` or the shadow layer from `heldShadow`.
+  private pairSelector(inm: string | undefined, heldShadow: string): BundleSelector {
+    return {
+      noneIsChange: false,
+      select: (state, endpointId): PairView => {
+        const managed = this.select(state, endpointId);
+        const shadow = shadowTag(shadowBundleFor(state, endpointId));
+        const same = unchanged(managed, inm, this.noneIsChange) && shadow === heldShadow;
+        const base = managed ?? { releaseId: '', revision: 0, digest: '', etag: '', body: Buffer.alloc(0) };
+        return { ...base, etag: same ? PAIR_HELD : '"changed"', managed, shadow };
+      },
+    };
   }
 }
 
@@ -344,6 +398,7 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
 export class BundleRoute extends LayerBundleRoute {
   readonly path = BUNDLE_PATH;
   readonly noneIsChange = false;
+  protected override readonly announcesShadow = true;
 
   select(state: GroupBundleState, endpointId: string): ServedBundle | null {
     return bundleFor(state, endpointId);

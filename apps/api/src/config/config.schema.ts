@@ -124,8 +124,8 @@ export const configSchema = z.object({
   HOOKWARDEN_KEK_FILE: z.string().min(1).optional(),
   /** Previous KEKs (comma-separated base64), only to open rows sealed before a rotation; they are re-sealed at start. */
   HOOKWARDEN_KEK_PREVIOUS: z.string().min(1).optional(),
-  /** Long-poll bundle requests one API instance holds at once before answering 503 with Retry-After (an agent holds
-   *  two: GET /v1/agent/bundle and GET /v1/agent/shadow-bundle). */
+  /** Long-poll bundle requests one API instance holds at once before answering 503 with Retry-After (one per agent:
+   *  its GET /v1/agent/bundle names the shadow layer; agents older than that header also hold the shadow route's). */
   BUNDLE_MAX_WAITERS: z.coerce.number().int().min(0).default(50_000),
   /** Authentication failures allowed per client per window before 429. */
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),

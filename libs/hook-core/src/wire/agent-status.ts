@@ -34,3 +34,10 @@ function boundText(text: string, max: number): string {
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return text.slice(0, end) + marker;
 }
+
+/**
+ * The one-poll header of GET /v1/agent/bundle: sent by the agent with the shadow layer it holds (its quoted ETag, or
+ * `none`), answered by the API with the shadow layer the endpoint should hold; the agent fetches the shadow bundle
+ * only when the two differ, so it holds one long poll instead of two.
+ */
+export const SHADOW_LAYER_HEADER = 'hookwarden-shadow';
