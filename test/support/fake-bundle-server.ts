@@ -158,7 +158,7 @@ export class FakeBundleServer {
             : req.url === '/v1/agent/shadow-bundle'
               ? this.shadowBundle
               : undefined;
-        if (req.url === '/v1/agent/shadow-bundle') this.shadowPrefers.push(req.headers.prefer);
+        if (req.url === '/v1/agent/shadow-bundle') this.shadowPrefers.push(req.headers.prefer?.toString());
         const named: Record<string, string> =
           this.announceShadow && req.url === '/v1/agent/bundle'
             ? { 'hookwarden-shadow': this.shadowBundle ? `"sha256:${sha(this.shadowBundle.manifest)}"` : 'none' }
