@@ -1,6 +1,6 @@
 // A tiny stand-in for the API's agent routes, serving whatever (possibly tampered) bundle a test sets.
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { type BundleLayer, bundleSigningText, sealSessionKey } from '@hookwarden/hook-core';
+import { type BundleLayer, bundleSigningText, sealSessionKey, SHADOW_LAYER_HEADER } from '@hookwarden/hook-core';
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -161,7 +161,7 @@ export class FakeBundleServer {
         if (req.url === '/v1/agent/shadow-bundle') this.shadowPrefers.push(req.headers.prefer?.toString());
         const named: Record<string, string> =
           this.announceShadow && req.url === '/v1/agent/bundle'
-            ? { 'hookwarden-shadow': this.shadowBundle ? `"sha256:${sha(this.shadowBundle.manifest)}"` : 'none' }
+            ? { [SHADOW_LAYER_HEADER]: this.shadowBundle ? `"sha256:${sha(this.shadowBundle.manifest)}"` : 'none' }
             : {};
         if (served !== undefined) {
           if (!served) return void res.writeHead(204, named).end();

@@ -2,6 +2,7 @@
 // answered with the shadow layer the endpoint should hold, at once when they differ, and a held one ends when the
 // shadow layer changes (a shadow release made, aborted) as when the managed bundle does. Without the header, or with a
 // value that is not an ETag or `none`, the route answers as before.
+import { SHADOW_LAYER_HEADER } from '@hookwarden/hook-core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/agent';
@@ -11,7 +12,7 @@ import { enrollAgent, type SignedAgent } from '../support/identity';
 import { createGroupWithPolicy, createVersion, requirementsToml } from '../support/sync-factories';
 import { startTestWorker } from '../support/worker';
 
-const HEADER = 'hookwarden-shadow';
+const HEADER = SHADOW_LAYER_HEADER;
 
 let api: TestApi;
 let worker: INestApplicationContext;

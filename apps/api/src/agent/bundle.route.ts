@@ -47,11 +47,8 @@ export function holdMs(waitSec: number, random: () => number = Math.random): num
   return waitSec < HOLD_JITTER_FROM_SEC ? ms : ms - Math.floor(random() * ms * 0.2);
 }
 
-/** The one-poll header (hook-core's SHADOW_LAYER_HEADER): the managed long poll also ends when the endpoint's shadow
- *  layer differs from the one the agent names, and each answer names the one to hold (see bundle.openapi.ts). */
-export const SHADOW_HEADER = SHADOW_LAYER_HEADER;
-
-// The header's value for a shadow bundle (`none`: no shadow layer for the endpoint).
+// The one-poll header's (SHADOW_LAYER_HEADER, see bundle.openapi.ts) value for a shadow bundle (`none`: no shadow
+// layer for the endpoint).
 export function shadowTag(bundle: ServedBundle | null): string {
   return bundle?.etag ?? 'none';
 }
@@ -86,7 +83,7 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
   readonly methods = ['GET', 'HEAD'] as const;
   abstract readonly path: string;
   abstract readonly noneIsChange: boolean;
-  /** True on the managed route: it names the shadow layer to agents that send SHADOW_HEADER (one poll each). */
+  /** True on the managed route: it names the shadow layer to agents that send SHADOW_LAYER_HEADER (one poll each). */
   protected readonly announcesShadow: boolean = false;
   readonly authRule: AuthRule = { kind: 'agent' };
 
@@ -336,9 +333,9 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
     const wait = preferWait(req.headers.prefer);
     const bundle = this.select(state, endpointId);
     // The shadow layer the agent holds, when it speaks the one-poll protocol (managed route only).
-    const heldShadow = this.announcesShadow ? parseShadowHeader(req.headers[SHADOW_HEADER]) : undefined;
+    const heldShadow = this.announcesShadow ? parseShadowHeader(req.headers[SHADOW_LAYER_HEADER]) : undefined;
     const shadowNow = heldShadow === undefined ? undefined : shadowTag(shadowBundleFor(state, endpointId));
-    const extra: http.OutgoingHttpHeaders = shadowNow === undefined ? {} : { [SHADOW_HEADER]: shadowNow };
+    const extra: http.OutgoingHttpHeaders = shadowNow === undefined ? {} : { [SHADOW_LAYER_HEADER]: shadowNow };
     if (!unchanged(bundle, inm, this.noneIsChange)) return (this.answer(res, requestId, bundle, true, 0, extra), true);
     if (wait === 0 || shadowNow !== heldShadow) return (this.answer(res, requestId, bundle, false, 0, extra), true);
     if (gen !== this.cache.gen(groupId)) return false; // changed while loading: evaluate again before holding
@@ -369,7 +366,7 @@ export abstract class LayerBundleRoute implements RawRoute, BundleSelector {
           // Either layer changed: the managed bundle if it did (else unchanged), with the shadow layer to hold.
           const view = next as PairView;
           const managedChanged = !unchanged(view.managed, inm, this.noneIsChange);
-          this.answer(res, requestId, view.managed, managedChanged, wait, { [SHADOW_HEADER]: view.shadow });
+          this.answer(res, requestId, view.managed, managedChanged, wait, { [SHADOW_LAYER_HEADER]: view.shadow });
         },
       },
       holdMs(wait),
