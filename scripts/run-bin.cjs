@@ -21,10 +21,10 @@ const BINS = [
     main: 'apps/agent-sync/dist/cli/main.js',
     bundle: 'apps/agent-sync/dist/launch/hookwarden-agent.cjs',
     chain: ['libs/hook-core', 'apps/agent-sync'],
-    // The daemon's V8 flags (DAEMON_V8_FLAGS in apps/agent-sync/src/cli/main.ts, which sets them too): set here before
+    // The daemon's V8 flags (apps/agent-sync/src/cli/daemon-flags.ts, which the agent's main sets too): set here before
     // the bundle is compiled, since V8 rejects a code cache made under other flags (the cache is written at exit).
     v8Flags: (args) =>
-      args[0] === 'run' && !args.includes('--once') ? '--max-opt=1 --semi-space-growth-factor=1' : '',
+      args[0] === 'run' ? require(path.join(root, 'apps/agent-sync/dist/cli/daemon-flags.js')).daemonV8Flags(args) : '',
   },
   {
     name: 'hookwarden',

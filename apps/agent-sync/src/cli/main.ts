@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // hookwarden-agent entry point (also the entry of its startup snapshot and single executable).
 import { startCli, warmUpCli } from '@hookwarden/hook-core/cli';
+import { daemonV8Flags } from './daemon-flags';
 
 // The program with every command, loaded on demand: a hook event (`hooks …`) needs none of it.
 function program(): typeof import('./program') {
@@ -24,21 +25,11 @@ function versionFlagIn(args: readonly string[]): boolean {
   return false;
 }
 
-/**
- * V8 flags of the daemon (`run` without --once, which idles on its long poll for days): footprint over peak speed.
- * The young generation keeps its initial size (a start-up burst grows it to 8 MB, returned only by the memory reducer
- * seconds later) and code is not optimised by TurboFan (its code and zones stay unloaded); the daemon's heavy work is
- * native (hashing, signatures, JSON, I/O). Tiering and growth flags are read when used, so setting them before the
- * program is built takes effect (bench/agent, issue 24). scripts/run-bin.cjs sets the same before it compiles the
- * bundle: V8 rejects a code cache made under other flags.
- */
-export const DAEMON_V8_FLAGS = '--max-opt=1 --semi-space-growth-factor=1';
-
-// Sets DAEMON_V8_FLAGS when the command line starts the daemon.
+// Sets the daemon's V8 flags when the command line starts the daemon (./daemon-flags).
 function tuneForDaemon(args: readonly string[]): void {
-  if (args[0] !== 'run' || args.includes('--once')) return;
+  const flags = daemonV8Flags(args);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('node:v8') as typeof import('node:v8')).setFlagsFromString(DAEMON_V8_FLAGS);
+  if (flags) (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flags);
 }
 
 // Runs one command line (the arguments after the executable); resolves with the exit code.
