@@ -366,7 +366,7 @@ async function main() {
     `| API GET /v1/agent/bundle, legacy bearer (requests built in Lua: the control) | ${f(luaBearerWrk.rps)} | ${luaBearerWrk.non2xx} |`,
   );
   lines.push(
-    `| API GET /v1/agent/bundle, signed session request (HMAC, Content-Digest, fresh nonce each, Lua) | ${f(signedWrk.rps)} | ${signedWrk.non2xx} |`,
+    `| API GET /v1/agent/bundle, signed session request (HMAC, Content-Digest, fresh nonce each, Hookwarden-Shadow: none, Lua) | ${f(signedWrk.rps)} | ${signedWrk.non2xx} |`,
   );
   lines.push(`| API GET /healthz, a Nest route without auth, 200 | ${f(healthWrk.rps)} | |`);
   lines.push(`| bare Node http answering 304, no auth | ${f(plainWrk.rps)} | |`);

@@ -1,7 +1,8 @@
--- wrk script for bench/sync: every request carries its own pre-signed Signature-Input/Signature (a fresh nonce each,
--- as the agent sends them), formatted once in init() so request() only hands out ready strings; with "plain" the same
--- with the legacy bearer (the control: equal Lua cost). Args: <lines file prefix> <If-None-Match> <Content-Digest or
--- bearer token> ["plain"]. Thread n reads <prefix>.<n>.
+-- wrk script for bench/sync: every request carries its own pre-signed Signature-Input/Signature (a fresh nonce each)
+-- and the one-poll header naming no shadow layer (Hookwarden-Shadow: none), as the agent sends them, formatted once in
+-- init() so request() only hands out ready strings; with "plain" the same with the legacy bearer (the control: equal
+-- Lua cost). Args: <lines file prefix> <If-None-Match> <Content-Digest or bearer token> ["plain"]. Thread n reads
+-- <prefix>.<n>.
 local counter = 0
 function setup(thread)
   thread:set("id", counter)
@@ -25,6 +26,7 @@ function init(args)
       ["Content-Digest"] = third,
       ["Signature-Input"] = line:sub(1, tab - 1),
       ["Signature"] = line:sub(tab + 1),
+      ["Hookwarden-Shadow"] = "none",
     })
   end
   f:close()
